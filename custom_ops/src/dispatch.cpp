@@ -1,0 +1,357 @@
+// sampan: call_op, the single path every op call takes: validate, infer, allocate, run the
+// device kernel, record autograd.
+#include <sstream>
+
+#include "op_node.h"
+#include "sampan/autograd.h"
+#include "sampan/ops.h"
+#include "../../framework/src/autograd/accumulate_grad.h"
+
+namespace sampan {
+
+namespace {
+
+const char* value_kind_name(const Value& v) {
+  switch (v.index()) {
+    case 0: return "None";
+    case 1: return "Tensor";
+    case 2: return "List[Tensor]";
+    case 3: return "bool";
+    case 4: return "int";
+    case 5: return "float";
+    case 6: return "str";
+    case 7: return "List[int]";
+    case 8: return "List[float]";
+    case 9: return "List[str]";
+  }
+  return "?";
+}
+
+bool kind_matches(ArgKind k, Value& v) {
+  switch (k) {
+    case ArgKind::Tensor: return std::holds_alternative<Tensor>(v) && std::get<Tensor>(v).defined();
+    case ArgKind::OptionalTensor:
+      if (auto* t = std::get_if<Tensor>(&v)) return true;
+      return std::holds_alternative<std::monostate>(v);
+    case ArgKind::TensorList: {
+      auto* l = std::get_if<std::vector<Tensor>>(&v);
+      if (!l) return false;
+      for (auto& t : *l)
+        if (!t.defined()) return false;
+      return true;
+    }
+    case ArgKind::Bool: return std::holds_alternative<bool>(v);
+    case ArgKind::Int:
+      if (auto* b = std::get_if<bool>(&v)) { v = static_cast<int64_t>(*b); return true; }
+      return std::holds_alternative<int64_t>(v);
+    case ArgKind::Float:
+      if (auto* i = std::get_if<int64_t>(&v)) { v = static_cast<double>(*i); return true; }
+      if (auto* b = std::get_if<bool>(&v)) { v = static_cast<double>(*b); return true; }
+      return std::holds_alternative<double>(v);
+    case ArgKind::String: return std::holds_alternative<std::string>(v);
+    case ArgKind::IntList:
+      if (auto* i = std::get_if<int64_t>(&v)) { v = std::vector<int64_t>{*i}; return true; }
+      return std::holds_alternative<std::vector<int64_t>>(v);
+    case ArgKind::FloatList:
+      if (auto* l = std::get_if<std::vector<int64_t>>(&v)) {
+        v = std::vector<double>(l->begin(), l->end());
+        return true;
+      }
+      return std::holds_alternative<std::vector<double>>(v);
+    case ArgKind::StringList: return std::holds_alternative<std::vector<std::string>>(v);
+  }
+  return false;
+}
+
+template <class F> void for_each_tensor(const OpSchema& op, const Values& args, F f) {
+  size_t slot = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    ArgKind k = op.arg_kinds[i];
+    if (k == ArgKind::Tensor || k == ArgKind::OptionalTensor) {
+      if (auto* t = std::get_if<Tensor>(&args[i])) f(*t, i, slot);
+      ++slot;
+    } else if (k == ArgKind::TensorList) {
+      for (auto& t : std::get<std::vector<Tensor>>(args[i])) f(t, i, slot++);
+    }
+  }
+}
+
+// Re-throws an exception from inside an op with the op's name in front, keeping its type.
+[[noreturn]] void rethrow_named(const OpSchema& op) {
+  std::string p = "op '" + op.name + "': ";
+  auto named = [&](const std::exception& e) {
+    std::string w = e.what();
+    return w.rfind("op '", 0) == 0 ? w : p + w;
+  };
+  try {
+    throw;
+  } catch (const ValueError& e) { throw ValueError(named(e));
+  } catch (const TypeError& e) { throw TypeError(named(e));
+  } catch (const IndexError& e) { throw IndexError(named(e));
+  } catch (const NotImplementedError& e) { throw NotImplementedError(named(e));
+  } catch (const IOError& e) { throw IOError(named(e));
+  } catch (const RuntimeError& e) { throw RuntimeError(named(e));
+  }
+}
+
+void validate_args(const OpSchema& op, Values& args) {
+  if (args.size() != op.arg_kinds.size()) {
+    std::ostringstream os;
+    os << "op '" << op.name << "' takes " << op.arg_kinds.size() << " arguments ("
+       << op.signature() << "), got " << args.size();
+    throw TypeError(os.str());
+  }
+  for (size_t i = 0; i < args.size(); ++i)
+    if (!kind_matches(op.arg_kinds[i], args[i]))
+      throw TypeError("op '" + op.name + "': argument '" + op.arg_names[i] + "' expects " +
+                      arg_kind_name(op.arg_kinds[i]) + ", got " +
+                      (std::holds_alternative<Tensor>(args[i]) && !std::get<Tensor>(args[i]).defined()
+                           ? "an undefined Tensor"
+                           : value_kind_name(args[i])));
+}
+
+Device common_device(const OpSchema& op, const Values& args) {
+  Device dev;
+  std::string first;
+  for_each_tensor(op, args, [&](const Tensor& t, size_t i, size_t) {
+    if (first.empty()) {
+      dev = t.device();
+      first = op.arg_names[i];
+    } else if (t.device() != dev) {
+      throw ValueError("op '" + op.name + "': argument '" + op.arg_names[i] + "' is on " +
+                       t.device().str() + " but '" + first + "' is on " + dev.str() +
+                       "; move them to one device");
+    }
+  });
+  return dev;
+}
+
+bool has_unknown_dim(const Shape& s) {
+  for (auto d : s)
+    if (d < 0) return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<TensorSpec> infer_op(const OpSchema& op, const Values& args) {
+  Values a = args;
+  validate_args(op, a);
+  try {
+    return op.shape_fn(a);
+  } catch (const std::exception&) {
+    rethrow_named(op);
+  }
+}
+
+std::vector<Tensor> call_op(const OpSchema& op, Values args) {
+  validate_args(op, args);
+  Device dev = common_device(op, args);
+  std::vector<TensorSpec> specs;
+  try {
+    specs = op.shape_fn(args);
+  } catch (const std::exception&) {
+    rethrow_named(op);
+  }
+  const size_t n_out = op.output_names.size();
+  if (specs.size() != n_out)
+    throw RuntimeError("op '" + op.name + "': shape function returned " + std::to_string(specs.size()) +
+                       " specs for " + std::to_string(n_out) + " outputs");
+
+  bool any_input_requires_grad = false;
+  for_each_tensor(op, args, [&](const Tensor& t, size_t, size_t) {
+    any_input_requires_grad = any_input_requires_grad || t.requires_grad();
+  });
+  const bool record = grad_mode_enabled() && !op.nondifferentiable && any_input_requires_grad;
+
+  // Inplace outputs are their inputs; a leaf that requires grad must not be overwritten.
+  std::vector<Tensor> outs(n_out);
+  Values saved_args;
+  if (record) saved_args = args;
+  for (size_t o = 0; o < n_out; ++o) {
+    int in = op.inplace_input(static_cast<int>(o));
+    if (in >= 0) {
+      const Tensor& t = std::get<Tensor>(args[in]);
+      if (record && t.requires_grad() && t.is_leaf())
+        throw RuntimeError("op '" + op.name + "': argument '" + op.arg_names[in] +
+                           "' is a leaf tensor that requires grad and cannot be modified in place; "
+                           "use the out-of-place op or wrap the update in no_grad()");
+      if (specs[o].shape != t.shape() || specs[o].dtype != t.dtype())
+        throw ValueError("op '" + op.name + "': in-place result of shape " + shape_str(specs[o].shape) +
+                         " and dtype " + dtype_name(specs[o].dtype) + " does not fit argument '" +
+                         op.arg_names[in] + "' of shape " + shape_str(t.shape()) + " and dtype " +
+                         dtype_name(t.dtype()));
+      outs[o] = t;
+      // The vjp needs the value before the write.
+      if (record) saved_args[in] = t.clone().detach();
+    } else if (!op.is_view_output(static_cast<int>(o)) && !has_unknown_dim(specs[o].shape)) {
+      outs[o] = Tensor::empty(specs[o].shape, specs[o].dtype, dev);
+    }
+  }
+
+  auto kit = op.kernels.find(dev.type);
+  if (kit == op.kernels.end())
+    throw NotImplementedError("op '" + op.name + "' has no kernel for device " + dev.str());
+  try {
+    NoGradGuard kernels_do_not_record;  // a kernel may call ops; only this call is recorded
+    kit->second(args, outs);
+  } catch (const std::exception&) {
+    rethrow_named(op);
+  }
+
+  for (size_t o = 0; o < n_out; ++o) {
+    if (!outs[o].defined())
+      throw RuntimeError("op '" + op.name + "': the kernel did not produce output '" + op.output_names[o] + "'");
+    const Shape& got = outs[o].shape();
+    const Shape& want = specs[o].shape;
+    bool ok = got.size() == want.size() && outs[o].dtype() == specs[o].dtype;
+    for (size_t d = 0; ok && d < want.size(); ++d) ok = want[d] < 0 || want[d] == got[d];
+    if (!ok)
+      throw RuntimeError("op '" + op.name + "': output '" + op.output_names[o] + "' has shape " +
+                         shape_str(got) + " and dtype " + dtype_name(outs[o].dtype()) +
+                         " but the shape function promised " + shape_str(want) + " and " +
+                         dtype_name(specs[o].dtype));
+    if (op.inplace_input(static_cast<int>(o)) >= 0) outs[o].bump_version();
+  }
+
+  if (record) {
+    std::vector<bool> needs;
+    std::vector<Edge> edges;
+    for_each_tensor(op, args, [&](const Tensor& t, size_t, size_t) {
+      bool n = t.requires_grad() && is_differentiable(t.dtype());
+      needs.push_back(n);
+      edges.push_back(n ? gradient_edge(t) : Edge{});
+    });
+    auto node = std::make_shared<detail::OpNode>(op, std::move(saved_args), outs, needs);
+    node->next_edges = std::move(edges);
+    for (size_t o = 0; o < n_out; ++o)
+      if (is_differentiable(outs[o].dtype())) outs[o].set_grad_fn(node, static_cast<uint32_t>(o));
+  }
+  return outs;
+}
+
+// ---- OpNode ----
+
+namespace detail {
+
+namespace {
+class NodeVjpContext final : public VjpContext {
+ public:
+  NodeVjpContext(OpNode& n, std::vector<Tensor>& g) : node_(n), grads_(g) {}
+  Tensor input(size_t i) const override { return node_.saved_input(i); }
+  std::vector<Tensor> inputs(size_t i) const override { return node_.saved_inputs(i); }
+  Tensor output(size_t i) const override { return node_.saved_output(i); }
+  Tensor grad_output(size_t i) const override {
+    if (i >= grads_.size()) throw IndexError("grad_output(" + std::to_string(i) + ") out of range");
+    if (!grads_[i].defined()) {
+      Tensor o = node_.saved_output(i).detach();
+      grads_[i] = zeros_like(o);
+    }
+    return grads_[i];
+  }
+  bool needs_grad(size_t slot) const override { return node_.needs_grad(slot); }
+  const Value& arg(size_t i) const override { return node_.arg(i); }
+  const OpSchema& schema() const override { return node_.schema(); }
+
+ private:
+  OpNode& node_;
+  std::vector<Tensor>& grads_;
+};
+}  // namespace
+
+OpNode::OpNode(const OpSchema& op, Values args, const std::vector<Tensor>& outputs,
+               std::vector<bool> slot_needs_grad)
+    : op_(&op), args_(std::move(args)), needs_(std::move(slot_needs_grad)) {
+  for_each_tensor(op, args_, [&](const Tensor& t, size_t, size_t) { versions_.push_back(t.version()); });
+  for (auto& o : outputs)
+    outputs_.push_back({o.storage(), o.shape(), o.strides(), o.offset(), o.dtype(), o.device(), o.version()});
+}
+
+void OpNode::check_version(const Tensor& t, uint64_t saved, const std::string& what) const {
+  if (t.version() != saved)
+    throw RuntimeError("op '" + op_->name + "': " + what +
+                       ", saved for the gradient, was modified by an in-place operation since "
+                       "(version " + std::to_string(t.version()) + ", saved at version " +
+                       std::to_string(saved) + "); clone() it before modifying it");
+}
+
+Tensor OpNode::saved_input(size_t i) const {
+  if (released) throw RuntimeError("op '" + op_->name + "': backward through the graph a second time; pass retain_graph=True the first time");
+  if (i >= args_.size() || !is_tensor_kind(op_->arg_kinds[i]) || op_->arg_kinds[i] == ArgKind::TensorList)
+    throw IndexError("op '" + op_->name + "': vjp asked input(" + std::to_string(i) + "), which is not a Tensor argument");
+  const Tensor* t = std::get_if<Tensor>(&args_[i]);
+  if (!t) return Tensor();
+  size_t slot = 0;
+  for (size_t k = 0; k < i; ++k) {
+    if (op_->arg_kinds[k] == ArgKind::Tensor || op_->arg_kinds[k] == ArgKind::OptionalTensor) ++slot;
+    else if (op_->arg_kinds[k] == ArgKind::TensorList) slot += std::get<std::vector<Tensor>>(args_[k]).size();
+  }
+  check_version(*t, versions_[slot], "argument '" + op_->arg_names[i] + "'");
+  return *t;
+}
+
+std::vector<Tensor> OpNode::saved_inputs(size_t i) const {
+  if (released) throw RuntimeError("op '" + op_->name + "': backward through the graph a second time; pass retain_graph=True the first time");
+  const auto* l = i < args_.size() ? std::get_if<std::vector<Tensor>>(&args_[i]) : nullptr;
+  if (!l) throw IndexError("op '" + op_->name + "': vjp asked inputs(" + std::to_string(i) + "), which is not a tensor list");
+  return *l;
+}
+
+Tensor OpNode::saved_output(size_t i) {
+  if (released) throw RuntimeError("op '" + op_->name + "': backward through the graph a second time; pass retain_graph=True the first time");
+  if (i >= outputs_.size()) throw IndexError("op '" + op_->name + "': vjp asked output(" + std::to_string(i) + ")");
+  auto& s = outputs_[i];
+  Tensor t(s.storage, s.shape, s.strides, s.offset, s.dtype);
+  check_version(t, s.version, "output '" + op_->output_names[i] + "'");
+  if (is_differentiable(s.dtype)) t.set_grad_fn(shared_from_this(), static_cast<uint32_t>(i));
+  return t;
+}
+
+void OpNode::release_saved() {
+  released = true;
+  args_.clear();
+  outputs_.clear();
+}
+
+std::vector<Tensor> OpNode::apply(std::vector<Tensor>&& grad_outputs) {
+  if (released)
+    throw RuntimeError("op '" + op_->name + "': backward through the graph a second time, but the "
+                       "saved tensors were freed; pass retain_graph=True to the first backward");
+  grad_outputs.resize(outputs_.size());
+  NodeVjpContext ctx(*this, grad_outputs);
+  Grads grads;
+  const bool create_graph = grad_mode_enabled();
+  try {
+    if (op_->once_differentiable) {
+      NoGradGuard ng;
+      grads = op_->vjp(ctx);
+    } else {
+      grads = op_->vjp(ctx);
+    }
+  } catch (const std::exception&) {
+    rethrow_named(*op_);
+  }
+  if (grads.size() != needs_.size())
+    throw RuntimeError("op '" + op_->name + "': vjp returned " + std::to_string(grads.size()) +
+                       " gradients for " + std::to_string(needs_.size()) + " tensor arguments");
+  // Reduce broadcast gradients to the input's shape and match its dtype.
+  size_t slot = 0;
+  for_each_tensor(*op_, args_, [&](const Tensor& in, size_t, size_t s) {
+    slot = s;
+    Tensor& g = grads[s];
+    if (!g.defined() || !needs_[s]) { g = Tensor(); return; }
+    if (g.shape() != in.shape()) g = sum_to(g, in.shape());
+    if (g.dtype() != in.dtype()) g = (is_complex(g.dtype()) && !is_complex(in.dtype())) ? real(g) : g.to(in.dtype());
+  });
+  (void)slot;
+  if (op_->once_differentiable && create_graph) {
+    auto err = std::make_shared<OnceDifferentiableError>(op_->name, grads.size());
+    err->next_edges = next_edges;  // so the engine reaches it (and fails) on the way to the leaves
+    for (auto& g : grads)
+      if (g.defined()) g.set_grad_fn(err, 0);
+  }
+  return grads;
+}
+
+}  // namespace detail
+}  // namespace sampan

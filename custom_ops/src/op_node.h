@@ -1,0 +1,45 @@
+// sampan internal: the backward node recorded for one op call.
+#pragma once
+
+#include "sampan/autograd.h"
+#include "sampan/op.h"
+
+namespace sampan::detail {
+
+/// Records what a vjp needs: the call's arguments (tensors with their version at the call) and
+/// its outputs (storage only, reconnected to this node on use, so no reference cycle).
+class OpNode final : public Node {
+ public:
+  OpNode(const OpSchema& op, Values args, const std::vector<Tensor>& outputs,
+         std::vector<bool> slot_needs_grad);
+  std::vector<Tensor> apply(std::vector<Tensor>&& grad_outputs) override;
+  std::string name() const override { return op_->name; }
+  size_t num_outputs() const override { return outputs_.size(); }
+  void release_saved() override;
+
+  // used by the vjp context
+  Tensor saved_input(size_t i) const;
+  std::vector<Tensor> saved_inputs(size_t i) const;
+  Tensor saved_output(size_t i);
+  const Value& arg(size_t i) const { return args_[i]; }
+  const OpSchema& schema() const { return *op_; }
+  bool needs_grad(size_t slot) const { return slot < needs_.size() && needs_[slot]; }
+
+ private:
+  struct SavedOutput {
+    std::shared_ptr<Storage> storage;
+    Shape shape, strides;
+    int64_t offset = 0;
+    DType dtype = DType::Float32;
+    Device device;
+    uint64_t version = 0;
+  };
+  void check_version(const Tensor& t, uint64_t saved, const std::string& what) const;
+  const OpSchema* op_;
+  Values args_;
+  std::vector<uint64_t> versions_;  // per tensor slot
+  std::vector<SavedOutput> outputs_;
+  std::vector<bool> needs_;
+};
+
+}  // namespace sampan::detail

@@ -1,0 +1,10 @@
+// sampan: the C++ API of the built-in ops. Every function here calls a registered op
+// ("core::<name>") through call_op, so C++, Python and traced graphs share one path.
+#pragma once
+
+#include "sampan/ops/binary.h"
+#include "sampan/ops/copy.h"
+#include "sampan/ops/creation.h"
+#include "sampan/ops/reduce.h"
+#include "sampan/ops/shape.h"
+#include "sampan/ops/unary.h"

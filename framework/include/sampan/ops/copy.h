@@ -1,0 +1,17 @@
+// sampan: copies and dtype conversion.
+#pragma once
+
+#include "sampan/tensor.h"
+
+namespace sampan {
+
+/// Converts to `dtype` (complex to real keeps the real part, as NumPy with a warning).
+Tensor cast(const Tensor& x, DType dtype);
+/// A contiguous copy.
+Tensor contiguous(const Tensor& x);
+/// A contiguous copy that stays in the graph.
+Tensor clone(const Tensor& x);
+/// Writes `src` (broadcast and converted) into `dst` in place; returns dst.
+Tensor copy_(const Tensor& dst, const Tensor& src);
+
+}  // namespace sampan

@@ -1,0 +1,204 @@
+// sampan: the backward engine. Topological execution of the node graph from the roots, with
+// gradient capture for grad() and accumulation into leaves for backward().
+#include <unordered_map>
+#include <unordered_set>
+
+#include "sampan/autograd.h"
+#include "sampan/ops.h"
+#include "accumulate_grad.h"
+
+namespace sampan {
+
+using detail::AccumulateGrad;
+
+std::vector<Tensor> detail::AccumulateGrad::apply(std::vector<Tensor>&& grads) {
+  auto impl = leaf_.lock();
+  if (!impl || !grads[0].defined()) return {};
+  Tensor leaf(impl);
+  Tensor g = grads[0];
+  if (g.dtype() != leaf.dtype()) g = is_complex(g.dtype()) && !is_complex(leaf.dtype()) ? real(g) : g.to(leaf.dtype());
+  if (!grad_mode_enabled()) g = g.detach();
+  Tensor old = leaf.grad();
+  // A fresh tensor, never an alias of a gradient that another leaf also receives.
+  leaf.set_grad(old.defined() ? add(old, g) : (grad_mode_enabled() ? g : g.clone()));
+  return {};
+}
+
+std::vector<Tensor> detail::OnceDifferentiableError::apply(std::vector<Tensor>&&) {
+  throw RuntimeError("op '" + op_ +
+                     "' is once-differentiable: its gradient cannot be differentiated again "
+                     "(create_graph=True through it); give it a vjp written with ops");
+}
+
+Edge gradient_edge(const Tensor& t) {
+  if (const auto& fn = t.grad_fn()) return Edge{fn, t.output_nr()};
+  if (!t.requires_grad()) return Edge{};
+  auto& meta = t.autograd_meta();
+  if (!meta.grad_accumulator) meta.grad_accumulator = std::make_shared<AccumulateGrad>(t.impl_ptr());
+  return Edge{meta.grad_accumulator, 0};
+}
+
+namespace {
+
+struct EdgeKey {
+  Node* node;
+  uint32_t nr;
+  bool operator==(const EdgeKey& o) const { return node == o.node && nr == o.nr; }
+};
+
+// Runs the graph below `roots`. With `captures` non-empty (grad()), gradients arriving at those
+// edges are returned instead of being accumulated into leaves.
+std::vector<Tensor> run_backward(const std::vector<Edge>& roots, std::vector<Tensor> root_grads,
+                                 bool keep_graph, bool create_graph,
+                                 const std::vector<Edge>& captures) {
+  const bool capturing = !captures.empty();
+  // 1. Discover the graph and which nodes lead somewhere useful.
+  std::unordered_map<Node*, int> deps;
+  std::unordered_map<Node*, bool> useful;
+  std::vector<Node*> order;  // post-order
+  std::unordered_set<Node*> capture_nodes;
+  for (auto& c : captures)
+    if (c.node) capture_nodes.insert(c.node.get());
+  {
+    std::unordered_set<Node*> seen;
+    std::vector<std::pair<Node*, size_t>> stack;
+    for (auto& r : roots) {
+      if (!r.node || seen.count(r.node.get())) continue;
+      seen.insert(r.node.get());
+      stack.emplace_back(r.node.get(), 0);
+      while (!stack.empty()) {
+        auto& [n, i] = stack.back();
+        if (i < n->next_edges.size()) {
+          Node* child = n->next_edges[i++].node.get();
+          if (child && !seen.count(child)) {
+            seen.insert(child);
+            stack.emplace_back(child, 0);
+          }
+        } else {
+          bool u = capturing ? capture_nodes.count(n) > 0 : dynamic_cast<AccumulateGrad*>(n) != nullptr;
+          for (auto& e : n->next_edges)
+            if (e.node && useful[e.node.get()]) u = true;
+          useful[n] = u;
+          order.push_back(n);
+          stack.pop_back();
+        }
+      }
+    }
+  }
+  for (Node* n : order)
+    if (useful[n])
+      for (auto& e : n->next_edges)
+        if (e.node && useful[e.node.get()]) ++deps[e.node.get()];
+
+  // 2. Seed the input buffers with the root gradients.
+  std::unordered_map<Node*, std::vector<Tensor>> buffers;
+  auto accumulate = [&](Node* n, uint32_t nr, const Tensor& g) {
+    auto& buf = buffers[n];
+    if (buf.empty()) buf.resize(n->num_outputs());
+    buf[nr] = buf[nr].defined() ? add(buf[nr], g) : g;
+  };
+  for (size_t i = 0; i < roots.size(); ++i)
+    if (roots[i].node && useful[roots[i].node.get()]) accumulate(roots[i].node.get(), roots[i].input_nr, root_grads[i]);
+
+  std::vector<Tensor> captured(captures.size());
+  std::vector<Node*> ready;
+  {
+    std::unordered_set<Node*> pushed;
+    for (auto& r : roots)
+      if (r.node && useful[r.node.get()] && deps[r.node.get()] == 0 && pushed.insert(r.node.get()).second)
+        ready.push_back(r.node.get());
+  }
+  std::vector<Node*> executed;
+  EnableGradGuard grad_mode(create_graph);
+  while (!ready.empty()) {
+    Node* n = ready.back();
+    ready.pop_back();
+    std::vector<Tensor> grads = std::move(buffers[n]);
+    buffers.erase(n);
+    grads.resize(n->num_outputs());
+    for (auto& [nr, hook] : n->output_hooks)
+      if (grads[nr].defined()) {
+        Tensor r = hook(grads[nr]);
+        if (r.defined()) grads[nr] = r;
+      }
+    for (size_t c = 0; c < captures.size(); ++c)
+      if (captures[c].node.get() == n && grads[captures[c].input_nr].defined()) captured[c] = grads[captures[c].input_nr];
+    bool any = false;
+    for (auto& g : grads) any = any || g.defined();
+    std::vector<Tensor> out;
+    bool skip = capturing && dynamic_cast<AccumulateGrad*>(n) != nullptr;
+    if (any && !skip) {
+      out = n->apply(std::move(grads));
+      executed.push_back(n);
+    }
+    for (size_t i = 0; i < n->next_edges.size(); ++i) {
+      const Edge& e = n->next_edges[i];
+      if (!e.node || !useful[e.node.get()]) continue;
+      if (i < out.size() && out[i].defined()) accumulate(e.node.get(), e.input_nr, out[i]);
+      if (--deps[e.node.get()] == 0) ready.push_back(e.node.get());
+    }
+  }
+  if (!keep_graph)
+    for (Node* n : executed) n->release_saved();
+  return captured;
+}
+
+std::vector<Tensor> default_root_grads(const std::vector<Tensor>& outputs,
+                                       const std::vector<Tensor>& grad_outputs) {
+  if (!grad_outputs.empty() && grad_outputs.size() != outputs.size())
+    throw ValueError("got " + std::to_string(grad_outputs.size()) + " grad_outputs for " +
+                     std::to_string(outputs.size()) + " outputs");
+  std::vector<Tensor> g(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!outputs[i].requires_grad())
+      throw RuntimeError("output " + std::to_string(i) +
+                         " does not require grad and has no grad_fn: nothing to differentiate");
+    if (!grad_outputs.empty() && grad_outputs[i].defined()) {
+      if (grad_outputs[i].shape() != outputs[i].shape())
+        throw ValueError("grad_outputs[" + std::to_string(i) + "] has shape " +
+                         shape_str(grad_outputs[i].shape()) + " but the output has shape " +
+                         shape_str(outputs[i].shape()));
+      g[i] = grad_outputs[i];
+    } else {
+      if (outputs[i].numel() != 1)
+        throw RuntimeError("grad can be implicitly created only for outputs with one element; output " +
+                           std::to_string(i) + " has shape " + shape_str(outputs[i].shape()) +
+                           ": pass grad_outputs");
+      g[i] = ones_like(outputs[i]);
+    }
+  }
+  return g;
+}
+
+}  // namespace
+
+void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs,
+              bool retain_graph, bool create_graph) {
+  auto g = default_root_grads(outputs, grad_outputs);
+  std::vector<Edge> roots;
+  for (auto& o : outputs) roots.push_back(gradient_edge(o));
+  run_backward(roots, std::move(g), retain_graph || create_graph, create_graph, {});
+}
+
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_outputs, bool create_graph,
+                         bool retain_graph, bool allow_unused) {
+  auto g = default_root_grads(outputs, grad_outputs);
+  std::vector<Edge> roots, captures;
+  for (auto& o : outputs) roots.push_back(gradient_edge(o));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].requires_grad())
+      throw RuntimeError("input " + std::to_string(i) + " of grad() does not require grad");
+    captures.push_back(gradient_edge(inputs[i]));
+  }
+  auto res = run_backward(roots, std::move(g), retain_graph || create_graph, create_graph, captures);
+  for (size_t i = 0; i < res.size(); ++i) {
+    if (!res[i].defined() && !allow_unused)
+      throw RuntimeError("input " + std::to_string(i) +
+                         " of grad() was not used to compute the outputs; pass allow_unused=True");
+    if (res[i].defined() && !create_graph) res[i] = res[i].detach();
+  }
+  return res;
+}
+
+}  // namespace sampan

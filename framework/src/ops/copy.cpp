@@ -1,0 +1,81 @@
+// sampan: dtype conversion and copies (core::cast, core::clone, core::copy_).
+#include "sampan/ops.h"
+#include "elementwise_support.h"
+
+namespace sampan {
+
+namespace {
+
+// dst[i] = convert(src[i]) with src broadcast to dst's shape, any layouts, any dtypes.
+void convert_into(const Tensor& src, const Tensor& dst) {
+  visit_all(src.dtype(), "copy", [&](auto in_tag) {
+    using In = typename decltype(in_tag)::type;
+    visit_all(dst.dtype(), "copy", [&](auto out_tag) {
+      using Out = typename decltype(out_tag)::type;
+      detail::unary_loop<In, Out>(src, dst, [](In v) { return detail::convert_value<Out>(v); });
+    });
+  });
+}
+
+}  // namespace
+
+SAMPAN_OP(core, cast)
+    .doc("Converts `x` to `dtype` (NumPy names: 'float32', 'complex128' ...).")
+    .args("x", "dtype")
+    .outputs("out")
+    .shape([](const TensorSpec& x, const std::string& dtype) {
+      return TensorSpec{x.shape, dtype_from_name(dtype), x.device};
+    })
+    .cpu([](const Tensor& x, const std::string&, Tensor& out) { convert_into(x, out); })
+    .vjp([](const VjpContext& c) -> Grads {
+      // The engine converts back to the input dtype (keeping the real part for real inputs).
+      return {c.grad_output(0)};
+    });
+
+SAMPAN_OP(core, clone)
+    .doc("A contiguous copy of `x` that stays in the autograd graph.")
+    .args("x")
+    .outputs("out")
+    .shape([](const TensorSpec& x) { return x; })
+    .cpu([](const Tensor& x, Tensor& out) { convert_into(x, out); })
+    .vjp([](const VjpContext& c) -> Grads { return {c.grad_output(0)}; });
+
+SAMPAN_OP(core, copy_)
+    .doc("Writes `src` (broadcast, converted to dst's dtype) into `dst` in place.")
+    .args("dst", "src")
+    .outputs("dst")
+    .inplace(0, 0)
+    .shape([](const TensorSpec& dst, const TensorSpec& src) {
+      if (broadcast_shapes(src.shape, dst.shape) != dst.shape)
+        throw ValueError("cannot copy a tensor of shape " + shape_str(src.shape) + " into shape " +
+                         shape_str(dst.shape));
+      return dst;
+    })
+    .cpu([](const Tensor&, const Tensor& src, Tensor& dst) {
+      if (src.shares_storage(dst)) {
+        Tensor tmp = clone(src);
+        convert_into(tmp, dst);
+      } else {
+        convert_into(src, dst);
+      }
+    })
+    .vjp([](const VjpContext& c) -> Grads {
+      // dst is overwritten: no gradient to its old value; src receives the gradient.
+      return {Tensor(), c.grad_output(0)};
+    });
+
+Tensor cast(const Tensor& x, DType dtype) {
+  static OpHandle op("core::cast");
+  return op(x, std::string(dtype_name(dtype)))[0];
+}
+Tensor clone(const Tensor& x) {
+  static OpHandle op("core::clone");
+  return op(x)[0];
+}
+Tensor contiguous(const Tensor& x) { return x.is_contiguous() ? x : clone(x); }
+Tensor copy_(const Tensor& dst, const Tensor& src) {
+  static OpHandle op("core::copy_");
+  return op(dst, src)[0];
+}
+
+}  // namespace sampan
