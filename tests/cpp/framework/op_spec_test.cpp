@@ -1,0 +1,97 @@
+// The op spec: the README's example op, registration errors, and call-time argument errors.
+#include <gtest/gtest.h>
+
+#include "sampan/op_library.h"
+#include "sampan/ops.h"
+#include "sampan/testing/check_op.h"
+
+using namespace sampan;
+
+// The example from README.md, verbatim.
+SAMPAN_OP(demo, scaled_square)
+    .doc("a * x**2, elementwise.")
+    .args("x", "a")
+    .outputs("out")
+    .shape([](const TensorSpec& x, double) { return x; })
+    .cpu([](const Tensor& x, double a, Tensor& out) {
+      const double* px = x.contiguous().data<double>();
+      double* po = out.data<double>();
+      for (int64_t i = 0; i < x.numel(); ++i) po[i] = a * px[i] * px[i];
+    })
+    .vjp([](const VjpContext& c) -> Grads {
+      double a = c.attr<double>(1);
+      return {c.grad_output(0) * c.input(0) * (2 * a)};
+    });
+
+TEST(OpSpec, ReadmeExampleRegistersAndPassesCheckOp) {
+  const OpSchema& s = find_op("demo::scaled_square");
+  EXPECT_EQ(s.arg_kinds, (std::vector<ArgKind>{ArgKind::Tensor, ArgKind::Float}));
+  EXPECT_EQ(s.signature(), "scaled_square(x: Tensor, a: float) -> out");
+  auto r = check_op(s, {from_vector({0.5, -1.5, 2.0}, {3}), 1.7});
+  EXPECT_TRUE(r.ok) << r.summary();
+  // An int where a float attribute is expected is accepted and converted.
+  auto out = call_op(s, {from_vector({2.0}, {1}), int64_t{3}});
+  EXPECT_DOUBLE_EQ(out[0].item(), 12.0);
+}
+
+TEST(OpSpec, CallErrorsNameOpArgumentAndExpectation) {
+  try {
+    call_op("demo::scaled_square", {from_vector({1.0}, {1}), std::string("x")});
+    FAIL() << "expected TypeError";
+  } catch (const TypeError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("demo::scaled_square"), std::string::npos) << m;
+    EXPECT_NE(m.find("'a'"), std::string::npos) << m;
+    EXPECT_NE(m.find("expects float, got str"), std::string::npos) << m;
+  }
+  EXPECT_THROW(call_op("demo::scaled_square", {from_vector({1.0}, {1})}), TypeError);
+  try {
+    find_op("demo::scaled_sqare");
+    FAIL();
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean 'demo::scaled_square'"), std::string::npos) << e.what();
+  }
+  try {
+    add(ones({2, 3}), ones({4}));
+    FAIL();
+  } catch (const ValueError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("core::add"), std::string::npos) << m;
+    EXPECT_NE(m.find("[2, 3]"), std::string::npos) << m;
+    EXPECT_NE(m.find("[4]"), std::string::npos) << m;
+  }
+}
+
+TEST(OpSpec, RegistrationErrorsAreReportedNotFatal) {
+  begin_library_load("libbroken.so");
+  OpBuilder dup("demo::scaled_square");
+  dup.args("x").shape([](const TensorSpec& x) { return x; })
+      .cpu([](const Tensor&, Tensor&) {}).nondifferentiable();
+  sampan_register_op(SAMPAN_ABI_VERSION, &dup);
+  OpBuilder novjp("demo::no_vjp");
+  novjp.shape([](const TensorSpec& x) { return x; }).cpu([](const Tensor&, Tensor&) {});
+  sampan_register_op(SAMPAN_ABI_VERSION, &novjp);
+  OpBuilder mismatch("demo::mismatch");
+  mismatch.shape([](const TensorSpec& x, double) { return x; })
+      .cpu([](const Tensor&, int64_t, Tensor&) {}).nondifferentiable();
+  sampan_register_op(SAMPAN_ABI_VERSION, &mismatch);
+  OpBuilder future("demo::future");
+  sampan_register_op(SAMPAN_ABI_VERSION + 1, &future);
+  auto res = end_library_load();
+  ASSERT_EQ(res.errors.size(), 4u);
+  EXPECT_NE(res.errors[0].find("registered twice: by library 'sampan' and by library 'libbroken.so'"), std::string::npos) << res.errors[0];
+  EXPECT_NE(res.errors[1].find("no vjp"), std::string::npos) << res.errors[1];
+  EXPECT_NE(res.errors[2].find("(Tensor, float) do not match the kernel's inputs (Tensor, int)"), std::string::npos) << res.errors[2];
+  EXPECT_NE(res.errors[3].find("ABI " + std::to_string(SAMPAN_ABI_VERSION + 1)), std::string::npos) << res.errors[3];
+  EXPECT_EQ(find_op_if("demo::no_vjp"), nullptr);
+  EXPECT_TRUE(res.ops.empty());
+}
+
+TEST(OpSpec, LoadingAMissingLibraryNamesThePath) {
+  try {
+    load_op_library("/nonexistent/libops.so");
+    FAIL();
+  } catch (const IOError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/libops.so"), std::string::npos);
+  }
+}
