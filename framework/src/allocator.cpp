@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
+#include <vector>
 
 #include "sampan/error.h"
 
@@ -11,15 +12,35 @@ namespace sampan {
 
 namespace {
 
+// Blocks up to kMaxCachedBlock bytes are kept in per-size-class free lists instead of being
+// returned to malloc: small tensors (scalars, gradients of biases, shape-sized temporaries) are
+// created and destroyed at every op, and memalign/free dominated per-op overhead without this.
 class CpuAllocator final : public Allocator {
  public:
+  static constexpr size_t kMaxCachedBlock = size_t{1} << 20;   // 1 MiB
+  static constexpr size_t kMaxCachedBytes = size_t{256} << 20;  // per process
+  static constexpr int kClasses = 15;                          // 64 B .. 1 MiB, powers of two
+
+  ~CpuAllocator() override { empty_cache(); }
+
   void* allocate(size_t nbytes) override {
-    size_t rounded = (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
-    if (rounded == 0) rounded = kCpuAlignment;
-    void* p = std::aligned_alloc(kCpuAlignment, rounded);
-    if (!p)
-      throw RuntimeError("out of memory: could not allocate " + std::to_string(nbytes) +
-                         " bytes on cpu");
+    int c = size_class(nbytes);
+    void* p = nullptr;
+    if (c >= 0) {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto& list = free_[c];
+      if (!list.empty()) {
+        p = list.back();
+        list.pop_back();
+        cached_bytes_ -= class_bytes(c);
+      }
+    }
+    if (!p) {
+      size_t rounded = c >= 0 ? class_bytes(c) : (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
+      p = std::aligned_alloc(kCpuAlignment, rounded == 0 ? kCpuAlignment : rounded);
+      if (!p)
+        throw RuntimeError("out of memory: could not allocate " + std::to_string(nbytes) + " bytes on cpu");
+    }
     size_t now = in_use_.fetch_add(nbytes) + nbytes;
     size_t peak = peak_.load();
     while (now > peak && !peak_.compare_exchange_weak(peak, now)) {
@@ -27,14 +48,41 @@ class CpuAllocator final : public Allocator {
     return p;
   }
   void deallocate(void* ptr, size_t nbytes) override {
-    std::free(ptr);
     in_use_.fetch_sub(nbytes);
+    int c = size_class(nbytes);
+    if (c >= 0) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (cached_bytes_ + class_bytes(c) <= kMaxCachedBytes) {
+        free_[c].push_back(ptr);
+        cached_bytes_ += class_bytes(c);
+        return;
+      }
+    }
+    std::free(ptr);
   }
   size_t bytes_in_use() const override { return in_use_.load(); }
   size_t peak_bytes() const override { return peak_.load(); }
   void reset_peak() override { peak_.store(in_use_.load()); }
+  void empty_cache() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& list : free_) {
+      for (void* p : list) std::free(p);
+      list.clear();
+    }
+    cached_bytes_ = 0;
+  }
 
  private:
+  static size_t class_bytes(int c) { return size_t{64} << c; }
+  static int size_class(size_t nbytes) {
+    if (nbytes > kMaxCachedBlock) return -1;
+    int c = 0;
+    while (class_bytes(c) < nbytes) ++c;
+    return c;
+  }
+  std::mutex mu_;
+  std::vector<void*> free_[kClasses];
+  size_t cached_bytes_ = 0;
   std::atomic<size_t> in_use_{0};
   std::atomic<size_t> peak_{0};
 };
@@ -48,8 +96,9 @@ Allocator*& slot(DeviceType t) {
 
 Allocator& allocator_for(DeviceType type) {
   if (type == DeviceType::CPU) {
-    static CpuAllocator cpu;
-    return cpu;
+    // Never destroyed: tensors held by other statics (or by Python at exit) free into it late.
+    static CpuAllocator* cpu = new CpuAllocator();
+    return *cpu;
   }
   Allocator* a = slot(type);
   if (!a)

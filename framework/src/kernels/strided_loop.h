@@ -74,8 +74,12 @@ void map_strided(int64_t ndim, const int64_t* shape, Strided<Out> out, F f, Stri
   if (n == 0) return;
   if (detail::is_dense(ndim, shape, out.strides) && (detail::is_dense(ndim, shape, in.strides) && ...)) {
     Out* o = out.ptr;
-#pragma omp parallel for if (n > kParallelGrain) schedule(static)
-    for (int64_t i = 0; i < n; ++i) o[i] = f(in.ptr[i]...);
+    if (n > kParallelGrain) {
+#pragma omp parallel for schedule(static)
+      for (int64_t i = 0; i < n; ++i) o[i] = f(in.ptr[i]...);
+    } else {  // no OpenMP region at all: entering one costs more than a small loop
+      for (int64_t i = 0; i < n; ++i) o[i] = f(in.ptr[i]...);
+    }
     return;
   }
   constexpr size_t N = 1 + sizeof...(In);
