@@ -55,11 +55,12 @@ demo: build
 	SAMPAN_SCALE=full $(VENV_PYTHON) scripts/run_notebooks.py --out $(BUILD_DIR)/demo
 
 bench: build
+	@bash scripts/setup_bench.sh
 	@failed=""; ran=0; \
 	for script in bench/*.py; do \
 	  [ -f "$$script" ] || continue; ran=$$((ran + 1)); \
 	  echo "== bench: $$script"; \
-	  $(VENV_PYTHON) "$$script" || failed="$$failed $$script"; \
+	  $(CURDIR)/.venv-bench/bin/python "$$script" || failed="$$failed $$script"; \
 	done; \
 	for binary in $(BUILD_DIR)/bench/*; do \
 	  [ -f "$$binary" ] && [ -x "$$binary" ] || continue; \
@@ -75,4 +76,4 @@ clean:
 	rm -rf $(BUILD_DIR)
 
 distclean: clean
-	rm -rf .venv .pytest_cache
+	rm -rf .venv .venv-bench .pytest_cache
