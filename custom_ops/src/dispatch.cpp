@@ -176,6 +176,11 @@ std::vector<Tensor> call_op(const OpSchema& op, Values args) {
         throw RuntimeError("op '" + op.name + "': argument '" + op.arg_names[in] +
                            "' is a leaf tensor that requires grad and cannot be modified in place; "
                            "use the out-of-place op or wrap the update in no_grad()");
+      if (record && t.autograd_meta_if() && t.autograd_meta_if()->is_view)
+        throw NotImplementedError(
+            "op '" + op.name + "': argument '" + op.arg_names[in] +
+            "' is a view of another tensor; writing it in place while recording gradients would "
+            "leave the other tensor's gradient wrong. Use the out-of-place op, or clone() first");
       if (specs[o].shape != t.shape() || specs[o].dtype != t.dtype())
         throw ValueError("op '" + op.name + "': in-place result of shape " + shape_str(specs[o].shape) +
                          " and dtype " + dtype_name(specs[o].dtype) + " does not fit argument '" +
@@ -212,6 +217,8 @@ std::vector<Tensor> call_op(const OpSchema& op, Values args) {
                          " but the shape function promised " + shape_str(want) + " and " +
                          dtype_name(specs[o].dtype));
     if (op.inplace_input(static_cast<int>(o)) >= 0) outs[o].bump_version();
+    if (op.is_view_output(static_cast<int>(o)))
+      outs[o].autograd_meta().is_view = true;
   }
 
   if (record) {
@@ -261,7 +268,7 @@ class NodeVjpContext final : public VjpContext {
 
 OpNode::OpNode(const OpSchema& op, Values args, const std::vector<Tensor>& outputs,
                std::vector<bool> slot_needs_grad)
-    : op_(&op), args_(std::move(args)), needs_(std::move(slot_needs_grad)) {
+    : op_(&op), args_(std::move(args)), needs_(std::move(slot_needs_grad)), n_outputs_(outputs.size()) {
   for_each_tensor(op, args_, [&](const Tensor& t, size_t, size_t) { versions_.push_back(t.version()); });
   for (auto& o : outputs)
     outputs_.push_back({o.storage(), o.shape(), o.strides(), o.offset(), o.dtype(), o.device(), o.version()});
@@ -317,7 +324,7 @@ std::vector<Tensor> OpNode::apply(std::vector<Tensor>&& grad_outputs) {
   if (released)
     throw RuntimeError("op '" + op_->name + "': backward through the graph a second time, but the "
                        "saved tensors were freed; pass retain_graph=True to the first backward");
-  grad_outputs.resize(outputs_.size());
+  grad_outputs.resize(n_outputs_);
   NodeVjpContext ctx(*this, grad_outputs);
   Grads grads;
   const bool create_graph = grad_mode_enabled();

@@ -14,7 +14,7 @@ class OpNode final : public Node {
          std::vector<bool> slot_needs_grad);
   std::vector<Tensor> apply(std::vector<Tensor>&& grad_outputs) override;
   std::string name() const override { return op_->name; }
-  size_t num_outputs() const override { return outputs_.size(); }
+  size_t num_outputs() const override { return n_outputs_; }
   void release_saved() override;
 
   // used by the vjp context
@@ -40,6 +40,7 @@ class OpNode final : public Node {
   std::vector<uint64_t> versions_;  // per tensor slot
   std::vector<SavedOutput> outputs_;
   std::vector<bool> needs_;
+  size_t n_outputs_ = 0;  // kept after release_saved() so the engine can still route gradients
 };
 
 }  // namespace sampan::detail

@@ -13,6 +13,7 @@ namespace detail {
 struct AutogradMeta {
   bool requires_grad = false;
   bool retains_grad = false;
+  bool is_view = false;  // made by a view op: shares storage with another tensor
   std::shared_ptr<TensorImpl> grad;
   std::shared_ptr<Node> grad_fn;   // null for leaves
   uint32_t output_nr = 0;

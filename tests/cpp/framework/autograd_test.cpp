@@ -50,3 +50,56 @@ TEST(Autograd, InplaceOnLeafRequiringGradIsAnError) {
   Tensor x = ones({3}, DType::Float64).requires_grad_();
   EXPECT_THROW(add_(x, ones({3}, DType::Float64)), RuntimeError);
 }
+
+TEST(Autograd, InplaceOnAViewWhileRecordingIsRefused) {
+  Tensor base = zeros({2, 3}, DType::Float64);
+  Tensor v = reshape(base, {6});
+  Tensor src = ones({6}, DType::Float64).requires_grad_();
+  EXPECT_THROW(add_(v, src), NotImplementedError);
+  // Without gradients in play it is an ordinary write through the view.
+  add_(v, ones({6}, DType::Float64));
+  EXPECT_DOUBLE_EQ(base.data<double>()[4], 1.0);
+}
+
+TEST(Autograd, GradOfNonLeafAndUnusedInputs) {
+  Tensor x = from_vector({1.0, 2.0}, {2}).requires_grad_();
+  Tensor y = x * x;          // non-leaf
+  Tensor z = sum(y * 3.0);   // dz/dy = 3
+  Tensor unused = ones({2}, DType::Float64).requires_grad_();
+  auto g = grad({z}, {y, x, unused}, {}, false, false, /*allow_unused=*/true);
+  EXPECT_DOUBLE_EQ(g[0].data<double>()[1], 3.0);
+  EXPECT_DOUBLE_EQ(g[1].data<double>()[1], 12.0);  // 3 * 2x
+  EXPECT_FALSE(g[2].defined());
+  EXPECT_FALSE(x.grad().defined()) << "grad() must not accumulate into .grad";
+  EXPECT_THROW(grad({sum(x * 1.0)}, {unused}), RuntimeError);
+}
+
+TEST(Autograd, HooksAndRetainGrad) {
+  Tensor x = from_vector({1.0, 2.0}, {2}).requires_grad_();
+  Tensor y = x * 2.0;
+  y.retain_grad();
+  int calls = 0;
+  x.register_hook([&](const Tensor& g) { ++calls; return g * 10.0; });
+  sum(y).backward();
+  EXPECT_EQ(calls, 1);
+  EXPECT_DOUBLE_EQ(y.grad().data<double>()[0], 1.0);
+  EXPECT_DOUBLE_EQ(x.grad().data<double>()[0], 20.0);  // hook scaled 2 by 10
+}
+
+TEST(Autograd, SecondBackwardWithoutRetainGraphFails) {
+  Tensor x = from_vector({1.0}, {1}).requires_grad_();
+  Tensor y = sum(x * x);
+  y.backward();
+  EXPECT_THROW(y.backward(), RuntimeError);
+  Tensor y2 = sum(x * x);
+  y2.backward({}, /*retain_graph=*/true);
+  y2.backward();
+  EXPECT_DOUBLE_EQ(x.grad().data<double>()[0], 2.0 + 2.0 + 2.0);
+}
+
+TEST(Autograd, GradientAccumulatesAcrossUses) {
+  Tensor x = from_vector({3.0}, {1}).requires_grad_();
+  Tensor y = x * x + x * x * x;  // 2x + 3x^2 = 6 + 27
+  sum(y).backward();
+  EXPECT_DOUBLE_EQ(x.grad().data<double>()[0], 33.0);
+}
