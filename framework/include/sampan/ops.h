@@ -5,6 +5,7 @@
 #include "sampan/ops/binary.h"
 #include "sampan/ops/copy.h"
 #include "sampan/ops/creation.h"
+#include "sampan/ops/index.h"
 #include "sampan/ops/reduce.h"
 #include "sampan/ops/shape.h"
 #include "sampan/ops/unary.h"
