@@ -1,8 +1,18 @@
-// sampan: reductions (core::sum) and the compositions built on it (mean, sum_to).
+// sampan: reductions over axes (core::sum, prod, amax, amin, argmax, argmin, var, std,
+// logsumexp, norm), the scan core::cumsum, and the compositions built on them (mean, sum_to).
+//
+// Axis conventions follow NumPy: `axes` empty reduces everything, negative axes count from the
+// end, `keepdim` keeps reduced dimensions with size 1. vjps are written with ops; where a vjp
+// needs a selection (which element was the maximum, which input is zero) the selection is a
+// constant 0/1 tensor computed from detached data, so the gradient stays differentiable in the
+// output gradient and is exact almost everywhere.
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "sampan/ops.h"
 #include "elementwise_support.h"
+#include "../kernels/axis_loop.h"
 #include "../kernels/reduce_loop.h"
 
 namespace sampan {
@@ -29,6 +39,20 @@ Shape reduced_shape(const Shape& s, const std::vector<bool>& m, bool keepdim) {
   return r;
 }
 
+// Throws TypeError naming the argument, its dtype and what was expected, unless `ok`.
+void require_dtype(bool ok, const char* arg, DType got, const char* expected) {
+  if (!ok)
+    throw TypeError(std::string("argument '") + arg + "' has dtype " + dtype_name(got) + ", expected " + expected);
+}
+
+// Number of input elements folded into each output element.
+int64_t reduced_count(const Shape& s, const std::vector<bool>& m) {
+  int64_t n = 1;
+  for (size_t d = 0; d < s.size(); ++d)
+    if (m[d]) n *= s[d];
+  return n;
+}
+
 // Integers and bools sum in int64 (NumPy); floats keep their dtype.
 DType sum_dtype(DType d) { return (d == DType::Bool || is_integral(d)) ? DType::Int64 : d; }
 
@@ -40,6 +64,171 @@ struct SumStep {
   template <class A, class X> A operator()(A a, X x) const { return a + static_cast<A>(x); }
   template <class A> A combine(A a, A b) const { return a + b; }
 };
+
+// acc + map(x): sums of a function of the elements (|x|^2, |x| ...).
+template <class Map> struct SumOfStep {
+  Map map;
+  template <class A, class X> A operator()(A a, X x) const { return a + static_cast<A>(map(x)); }
+  template <class A> A combine(A a, A b) const { return a + b; }
+};
+template <class Map> SumOfStep<Map> sum_of(Map m) { return SumOfStep<Map>{m}; }
+
+struct ProdStep {
+  template <class A, class X> A operator()(A a, X x) const { return a * static_cast<A>(x); }
+  template <class A> A combine(A a, A b) const { return a * b; }
+};
+
+// Runs kernels::reduce_strided over `x` (already of element type In) for the axes of `out`.
+template <class In, class Out, class Acc, class Step, class Finish>
+void reduce_axes(const Tensor& x, const std::vector<int64_t>& axes, const Tensor& out, Acc init,
+                 Step step, Finish finish) {
+  auto m = reduced_mask(axes, x.dim());
+  std::unique_ptr<bool[]> mask(new bool[m.size() + 1]);
+  for (size_t i = 0; i < m.size(); ++i) mask[i] = m[i];
+  kernels::reduce_strided(x.dim(), x.shape().data(), static_cast<const In*>(x.raw_data()),
+                          x.strides().data(), mask.get(), static_cast<Out*>(out.raw_data()), init, step,
+                          finish);
+}
+
+// The output gradient reshaped to keep the reduced dimensions (size 1), ready to broadcast
+// against the input.
+Tensor with_kept_dims(const Tensor& t, const Tensor& x, const std::vector<int64_t>& axes, bool keepdim) {
+  if (keepdim) return t;
+  return reshape(t, reduced_shape(x.shape(), reduced_mask(axes, x.dim()), true));
+}
+
+// A constant (graph-free) 0/1 tensor of `dtype`: pred(a, b) elementwise, a and b broadcast. Both
+// are compared in a's dtype.
+template <class Pred> Tensor constant_mask(const Tensor& a, const Tensor& b, DType dtype, Pred pred) {
+  NoGradGuard no_grad;
+  Tensor ad = a.detach(), bd = b.detach().to(a.dtype());
+  Tensor m = Tensor::empty(broadcast_shapes(ad.shape(), bd.shape()), DType::Float64, a.device());
+  visit_numeric(ad.dtype(), "mask", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    detail::binary_loop<T, double>(ad, bd, m, [&](T x, T y) { return pred(x, y) ? 1.0 : 0.0; });
+  });
+  return m.to(dtype);
+}
+
+// Whether any element of a 0/1 mask is set.
+bool any_set(const Tensor& mask) { return sum(mask).item() != 0; }
+
+// amax / amin: NaN propagates (NumPy's maximum.reduce); integers start from their extremes.
+template <bool Max> struct ExtremeStep {
+  template <class T> T operator()(T a, T v) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (std::isnan(a)) return a;
+      if (std::isnan(v)) return v;
+    }
+    return Max ? (v > a ? v : a) : (v < a ? v : a);
+  }
+  template <class T> T combine(T a, T b) const { return (*this)(a, b); }
+};
+
+template <bool Max, class T> T extreme_init() {
+  if constexpr (std::is_floating_point_v<T>)
+    return Max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+  else
+    return Max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+}
+
+// Ordering reductions need a real dtype and at least one element per output.
+TensorSpec extreme_spec(const char* name, const TensorSpec& x, const std::vector<int64_t>& axes, bool keepdim) {
+  require_dtype(!is_complex(x.dtype) && x.dtype != DType::Bool && x.dtype != DType::Float16 &&
+                          x.dtype != DType::BFloat16,
+                      "x", x.dtype, "int32, int64, float32 or float64 (complex numbers are not ordered)");
+  auto m = reduced_mask(axes, x.dim());
+  Shape out = reduced_shape(x.shape, m, keepdim);
+  if (reduced_count(x.shape, m) == 0 && shape_numel(out) > 0)
+    throw ValueError(std::string(name) + " of an empty selection of a tensor of shape " + shape_str(x.shape) +
+                     ": a maximum or minimum needs at least one element");
+  return TensorSpec{out, x.dtype, x.device};
+}
+
+template <bool Max> void extreme_kernel(const Tensor& x, const std::vector<int64_t>& axes, bool, Tensor& out) {
+  visit_real(x.dtype(), Max ? "core::amax" : "core::amin", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    reduce_axes<T, T>(x, axes, out, extreme_init<Max, T>(), ExtremeStep<Max>{}, [](T a, int64_t) { return a; });
+  });
+}
+
+// The gradient of amax/amin goes to the elements equal to the result, shared evenly on ties.
+Grads extreme_vjp(const VjpContext& c) {
+  Tensor x = c.input(0);
+  const auto& axes = c.attr<std::vector<int64_t>>(1);
+  bool keepdim = c.attr<bool>(2);
+  Tensor g = with_kept_dims(c.grad_output(0), x, axes, keepdim);
+  Tensor out = with_kept_dims(c.output(0).detach(), x, axes, keepdim);
+  Tensor weight;
+  {
+    NoGradGuard no_grad;
+    Tensor hit = constant_mask(x, out, x.dtype(), [](auto a, auto b) { return a == b; });
+    weight = div(hit, sum(hit, axes, true));
+  }
+  return {mul(g, weight)};
+}
+
+// argmax / argmin along one axis, or over the flattened tensor when `axis` is empty.
+TensorSpec arg_extreme_spec(const char* name, const TensorSpec& x, const std::vector<int64_t>& axis, bool keepdim) {
+  if (axis.size() > 1)
+    throw ValueError(std::string(name) + " takes one axis (or none, for the flattened tensor), got " +
+                     std::to_string(axis.size()));
+  extreme_spec(name, x, axis, keepdim);
+  Shape out;
+  if (axis.empty()) out = keepdim ? Shape(x.shape.size(), 1) : Shape{};
+  else out = reduced_shape(x.shape, reduced_mask(axis, x.dim()), keepdim);
+  return TensorSpec{out, DType::Int64, x.device};
+}
+
+template <bool Max>
+void arg_extreme_kernel(const Tensor& x, const std::vector<int64_t>& axis, bool, Tensor& out) {
+  Tensor xc = x.contiguous();
+  int64_t outer = 1, n = xc.numel(), inner = 1;
+  if (!axis.empty() && xc.dim() > 0) {
+    int64_t a = normalize_axis(axis[0], xc.dim());
+    n = xc.shape()[a];
+    for (int64_t d = 0; d < a; ++d) outer *= xc.shape()[d];
+    for (int64_t d = a + 1; d < xc.dim(); ++d) inner *= xc.shape()[d];
+  }
+  if (outer * inner == 0) return;
+  visit_real(xc.dtype(), Max ? "core::argmax" : "core::argmin", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    kernels::arg_extreme_axis(outer, n, inner, xc.data<T>(), out.data<int64_t>(), Max);
+  });
+}
+
+// var / std: the mean is removed first (two passes), then |x - mean|^2 is summed in double.
+DType moment_dtype(DType d) { return real_dtype(to_floating(d)); }
+
+TensorSpec moment_spec(const TensorSpec& x, const std::vector<int64_t>& axes, double, bool keepdim) {
+  require_dtype(x.dtype != DType::Float16 && x.dtype != DType::BFloat16, "x", x.dtype,
+                      "bool, int32, int64, float32, float64, complex64 or complex128");
+  return TensorSpec{reduced_shape(x.shape, reduced_mask(axes, x.dim()), keepdim), moment_dtype(x.dtype), x.device};
+}
+
+template <bool Sqrt>
+void moment_kernel(const Tensor& x, const std::vector<int64_t>& axes, double ddof, bool, Tensor& out) {
+  Tensor xf = x.to(to_floating(x.dtype()));
+  Tensor centered = sub(xf, mean(xf, axes, true));
+  const double dof = static_cast<double>(reduced_count(x.shape(), reduced_mask(axes, x.dim()))) - ddof;
+  visit_floating_complex(centered.dtype(), Sqrt ? "core::std" : "core::var", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using R = decltype(std::abs(T()));
+    // dof <= 0 gives inf or nan, as NumPy does (with a warning there).
+    reduce_axes<T, R>(centered, axes, out, 0.0, sum_of([](T v) { return static_cast<double>(std::norm(v)); }),
+                      [dof](double a, int64_t) { return static_cast<R>(Sqrt ? std::sqrt(a / dof) : a / dof); });
+  });
+}
+
+// d var / d x = 2 (x - mean) / (N - ddof); the mean's own dependence on x cancels.
+Tensor moment_direction(const VjpContext& c) {
+  Tensor x = c.input(0);
+  const auto& axes = c.attr<std::vector<int64_t>>(1);
+  const double dof = static_cast<double>(reduced_count(x.shape(), reduced_mask(axes, x.dim()))) - c.attr<double>(2);
+  Tensor xf = x.to(to_floating(x.dtype()));
+  Tensor centered = sub(xf, mean(xf, axes, true));
+  return div(centered, scalar_like(dof, real(centered)));
+}
 
 }  // namespace
 
@@ -99,6 +288,378 @@ Tensor sum_to(const Tensor& x, const Shape& shape) {
   }
   if (axes.empty()) return reshape(x, shape);
   return reshape(sum(x, axes, true), shape);
+}
+
+// ------------------------------------------------------------------------------------------
+// prod
+// ------------------------------------------------------------------------------------------
+
+namespace {
+
+// d prod / d x_i is the product of the other elements. Without zeros that is prod / x_i. With
+// zeros, x_safe replaces them by a constant 1: for a group with exactly one zero the gradient at
+// the zero is prod(x_safe) and 0 elsewhere; with two or more zeros it is 0 everywhere. First
+// derivatives are exact; second derivatives are exact for groups with at most one zero.
+Grads prod_vjp(const VjpContext& c) {
+  Tensor x = c.input(0);
+  const auto& axes = c.attr<std::vector<int64_t>>(1);
+  bool keepdim = c.attr<bool>(2);
+  Tensor g = with_kept_dims(c.grad_output(0), x, axes, keepdim);
+  Tensor p = with_kept_dims(c.output(0), x, axes, keepdim);
+  const DType rd = real_dtype(x.dtype());
+  auto eq = [](auto a, auto b) { return a == b; };
+  Tensor zero = constant_mask(x, scalar_tensor(0, x.dtype()), rd, eq);
+  if (!any_set(zero)) return {mul(g, conj(div(p, x)))};
+  Tensor nonzero, single;
+  {
+    NoGradGuard no_grad;
+    nonzero = sub(ones_like(zero), zero);
+    single = mul(zero, constant_mask(sum(zero, axes, true), scalar_tensor(1, rd), rd, eq));
+  }
+  Tensor x_safe = add(mul(x, nonzero), zero);
+  Tensor coef = add(mul(div(p, x_safe), nonzero), mul(prod(x_safe, axes, true), single));
+  return {mul(g, conj(coef))};
+}
+
+}  // namespace
+
+SAMPAN_OP(core, prod)
+    .doc("Product over `axes` (all when empty); integer inputs multiply in int64.")
+    .args("x", "axes", "keepdim")
+    .outputs("out")
+    .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
+    .shape([](const TensorSpec& x, const std::vector<int64_t>& axes, bool keepdim) {
+      return TensorSpec{reduced_shape(x.shape, reduced_mask(axes, x.dim()), keepdim), sum_dtype(x.dtype), x.device};
+    })
+    .cpu([](const Tensor& x, const std::vector<int64_t>& axes, bool, Tensor& out) {
+      Tensor xc = x.to(out.dtype());
+      visit_numeric(out.dtype(), "core::prod", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        using A = typename accum<T>::type;
+        reduce_axes<T, T>(xc, axes, out, A(1), ProdStep{}, [](A a, int64_t) { return static_cast<T>(a); });
+      });
+    })
+    .vjp(prod_vjp);
+
+// ------------------------------------------------------------------------------------------
+// amax, amin, argmax, argmin
+// ------------------------------------------------------------------------------------------
+
+SAMPAN_OP(core, amax)
+    .doc("Maximum over `axes` (all when empty); NaN propagates. The gradient is shared evenly "
+         "among tied maxima.")
+    .args("x", "axes", "keepdim")
+    .outputs("out")
+    .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64})
+    .shape([](const TensorSpec& x, const std::vector<int64_t>& axes, bool keepdim) {
+      return extreme_spec("amax", x, axes, keepdim);
+    })
+    .cpu(extreme_kernel<true>)
+    .vjp(extreme_vjp);
+
+SAMPAN_OP(core, amin)
+    .doc("Minimum over `axes` (all when empty); NaN propagates. The gradient is shared evenly "
+         "among tied minima.")
+    .args("x", "axes", "keepdim")
+    .outputs("out")
+    .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64})
+    .shape([](const TensorSpec& x, const std::vector<int64_t>& axes, bool keepdim) {
+      return extreme_spec("amin", x, axes, keepdim);
+    })
+    .cpu(extreme_kernel<false>)
+    .vjp(extreme_vjp);
+
+SAMPAN_OP(core, argmax)
+    .doc("Index (int64) of the maximum along `axis`, or in the flattened tensor when `axis` is "
+         "empty; the first one on ties, the first NaN if any.")
+    .args("x", "axis", "keepdim")
+    .outputs("indices")
+    .shape([](const TensorSpec& x, const std::vector<int64_t>& axis, bool keepdim) {
+      return arg_extreme_spec("argmax", x, axis, keepdim);
+    })
+    .cpu(arg_extreme_kernel<true>)
+    .nondifferentiable();
+
+SAMPAN_OP(core, argmin)
+    .doc("Index (int64) of the minimum along `axis`, or in the flattened tensor when `axis` is "
+         "empty; the first one on ties, the first NaN if any.")
+    .args("x", "axis", "keepdim")
+    .outputs("indices")
+    .shape([](const TensorSpec& x, const std::vector<int64_t>& axis, bool keepdim) {
+      return arg_extreme_spec("argmin", x, axis, keepdim);
+    })
+    .cpu(arg_extreme_kernel<false>)
+    .nondifferentiable();
+
+// ------------------------------------------------------------------------------------------
+// var, std
+// ------------------------------------------------------------------------------------------
+
+SAMPAN_OP(core, var)
+    .doc("Variance over `axes` (all when empty): sum |x - mean|^2 / (N - ddof). ddof = 0 is "
+         "NumPy's default, ddof = 1 the unbiased estimate (PyTorch's correction = 1). Real result.")
+    .args("x", "axes", "ddof", "keepdim")
+    .outputs("out")
+    .dtypes({DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
+    .shape(moment_spec)
+    .cpu(moment_kernel<false>)
+    .vjp([](const VjpContext& c) -> Grads {
+      Tensor g = with_kept_dims(c.grad_output(0), c.input(0), c.attr<std::vector<int64_t>>(1), c.attr<bool>(3));
+      return {mul(g, moment_direction(c) * 2.0)};
+    });
+
+SAMPAN_OP(core, std)
+    .doc("Standard deviation over `axes` (all when empty): sqrt(var(x, axes, ddof)). Where it is 0 "
+         "the gradient is taken as 0.")
+    .args("x", "axes", "ddof", "keepdim")
+    .outputs("out")
+    .dtypes({DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
+    .shape(moment_spec)
+    .cpu(moment_kernel<true>)
+    .vjp([](const VjpContext& c) -> Grads {
+      Tensor x = c.input(0);
+      const auto& axes = c.attr<std::vector<int64_t>>(1);
+      bool keepdim = c.attr<bool>(3);
+      Tensor g = with_kept_dims(c.grad_output(0), x, axes, keepdim);
+      Tensor s = with_kept_dims(c.output(0), x, axes, keepdim);
+      Tensor zero = constant_mask(s, scalar_tensor(0, s.dtype()), s.dtype(), [](auto a, auto b) { return a == b; });
+      return {mul(g, div(moment_direction(c), add(s, zero)))};
+    });
+
+// ------------------------------------------------------------------------------------------
+// logsumexp
+// ------------------------------------------------------------------------------------------
+
+SAMPAN_OP(core, logsumexp)
+    .doc("log(sum(exp(x))) over `axes` (all when empty), computed as max + log(sum(exp(x - max))) "
+         "so it neither overflows nor underflows; -inf for an empty selection.")
+    .args("x", "axes", "keepdim")
+    .outputs("out")
+    .dtypes({DType::Float32, DType::Float64})
+    .shape([](const TensorSpec& x, const std::vector<int64_t>& axes, bool keepdim) {
+      require_dtype(!is_complex(x.dtype) && x.dtype != DType::Float16 && x.dtype != DType::BFloat16, "x",
+                          x.dtype, "bool, int32, int64, float32 or float64");
+      return TensorSpec{reduced_shape(x.shape, reduced_mask(axes, x.dim()), keepdim), to_floating(x.dtype), x.device};
+    })
+    .cpu([](const Tensor& x, const std::vector<int64_t>& axes, bool, Tensor& out) {
+      Tensor xf = x.to(out.dtype());
+      const bool empty = reduced_count(x.shape(), reduced_mask(axes, x.dim())) == 0;
+      Tensor shift = empty ? Tensor() : amax(xf, axes, true);
+      visit_floating(out.dtype(), "core::logsumexp", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if (empty) {
+          T* o = out.data<T>();
+          for (int64_t i = 0; i < out.numel(); ++i) o[i] = -std::numeric_limits<T>::infinity();
+          return;
+        }
+        // A non-finite maximum (a group of -inf, or a +inf) would make x - max NaN: shift by 0.
+        T* m = shift.data<T>();
+        for (int64_t i = 0; i < shift.numel(); ++i)
+          if (!std::isfinite(m[i])) m[i] = T(0);
+      });
+      if (empty) return;
+      Tensor r = add(log(sum(exp(sub(xf, shift)), axes, true)), shift);
+      copy_(out, reshape(r, out.shape()));
+    })
+    .vjp([](const VjpContext& c) -> Grads {
+      Tensor x = c.input(0);
+      const auto& axes = c.attr<std::vector<int64_t>>(1);
+      bool keepdim = c.attr<bool>(2);
+      Tensor g = with_kept_dims(c.grad_output(0), x, axes, keepdim);
+      Tensor y = with_kept_dims(c.output(0), x, axes, keepdim);
+      return {mul(g, exp(sub(x, y)))};  // the softmax of x over the axes
+    });
+
+// ------------------------------------------------------------------------------------------
+// norm
+// ------------------------------------------------------------------------------------------
+
+namespace {
+
+void check_norm_ord(double ord) {
+  if (!(ord == 1 || ord == 2 || std::isinf(ord)))
+    throw ValueError("norm: ord must be 1, 2, inf or -inf, got " + std::to_string(ord));
+}
+
+// max / min of |x|, for the inf norms.
+template <bool Max> struct AbsExtremeStep {
+  template <class A, class T> A operator()(A a, T v) const { return ExtremeStep<Max>{}(a, static_cast<A>(std::abs(v))); }
+  template <class A> A combine(A a, A b) const { return ExtremeStep<Max>{}(a, b); }
+};
+
+// |x| elementwise as the 2-norm over an appended size-1 axis: differentiable through norm's own
+// vjp, so the inf-norm gradient below stays differentiable for complex inputs.
+Tensor modulus(const Tensor& x) {
+  Shape s = x.shape();
+  s.push_back(1);
+  return norm(reshape(x, s), 2, {-1});
+}
+
+// sign(x): a constant -1/0/+1 mask for real x; x / |x| (0 at 0) for complex x.
+Tensor sign_of(const Tensor& x) {
+  if (!is_complex(x.dtype())) {
+    // (x > 0) - (x < 0); the complex branch of the comparison is never instantiated at run time.
+    auto greater = [](auto a, auto b) {
+      if constexpr (detail::is_complex_t<decltype(a)>::value) return false;
+      else return a > b;
+    };
+    Tensor zero = scalar_tensor(0, x.dtype());
+    return sub(constant_mask(x, zero, x.dtype(), greater), constant_mask(zero, x, x.dtype(), greater));
+  }
+  Tensor r = modulus(x);
+  return div(x, add(r, constant_mask(r, scalar_tensor(0, r.dtype()), r.dtype(), [](auto a, auto b) { return a == b; })));
+}
+
+Grads norm_vjp(const VjpContext& c) {
+  Tensor x = c.input(0);
+  const double ord = c.attr<double>(1);
+  const auto& axes = c.attr<std::vector<int64_t>>(2);
+  bool keepdim = c.attr<bool>(3);
+  Tensor g = with_kept_dims(c.grad_output(0), x, axes, keepdim);
+  Tensor y = with_kept_dims(c.output(0), x, axes, keepdim);
+  auto eq = [](auto a, auto b) { return a == b; };
+  if (ord == 2) {
+    // d||x|| = x / ||x||; a zero norm means x = 0 there, and the gradient is taken as 0.
+    Tensor zero = constant_mask(y, scalar_tensor(0, y.dtype()), y.dtype(), eq);
+    return {mul(g, div(x, add(y, zero)))};
+  }
+  if (ord == 1) return {mul(g, sign_of(x))};
+  // inf norms: like amax/amin of |x|, shared evenly among ties.
+  Tensor weight;
+  {
+    NoGradGuard no_grad;
+    // |x| as the reduction computed it (std::abs per element), so the maxima match exactly.
+    Tensor hit = constant_mask(x, y, y.dtype(), [](auto a, auto b) { return std::abs(a) == std::abs(b); });
+    weight = div(hit, sum(hit, axes, true));
+  }
+  return {mul(mul(g, weight), sign_of(x))};
+}
+
+}  // namespace
+
+SAMPAN_OP(core, norm)
+    .doc("Vector norm over `axes` (all when empty; over two matrix axes ord 2 is the Frobenius "
+         "norm): ord 2 = sqrt(sum |x|^2), 1 = sum |x|, inf = max |x|, -inf = min |x|. Real result.")
+    .args("x", "ord", "axes", "keepdim")
+    .outputs("out")
+    .dtypes({DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
+    .shape([](const TensorSpec& x, double ord, const std::vector<int64_t>& axes, bool keepdim) {
+      check_norm_ord(ord);
+      TensorSpec s = moment_spec(x, axes, 0, keepdim);
+      if (std::isinf(ord)) {
+        auto m = reduced_mask(axes, x.dim());
+        if (reduced_count(x.shape, m) == 0 && shape_numel(s.shape) > 0)
+          throw ValueError("norm with ord inf of an empty selection of a tensor of shape " + shape_str(x.shape));
+      }
+      return s;
+    })
+    .cpu([](const Tensor& x, double ord, const std::vector<int64_t>& axes, bool, Tensor& out) {
+      Tensor xf = x.to(to_floating(x.dtype()));
+      visit_floating_complex(xf.dtype(), "core::norm", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        using R = decltype(std::abs(T()));
+        if (ord == 2)  // accumulated in double: float32 inputs do not lose digits or overflow
+          reduce_axes<T, R>(xf, axes, out, 0.0, sum_of([](T v) { return static_cast<double>(std::norm(v)); }),
+                            [](double a, int64_t) { return static_cast<R>(std::sqrt(a)); });
+        else if (ord == 1)
+          reduce_axes<T, R>(xf, axes, out, 0.0, sum_of([](T v) { return static_cast<double>(std::abs(v)); }),
+                            [](double a, int64_t) { return static_cast<R>(a); });
+        else if (ord > 0)
+          reduce_axes<T, R>(xf, axes, out, R(0), AbsExtremeStep<true>{}, [](R a, int64_t) { return a; });
+        else
+          reduce_axes<T, R>(xf, axes, out, std::numeric_limits<R>::infinity(), AbsExtremeStep<false>{},
+                            [](R a, int64_t) { return a; });
+      });
+    })
+    .vjp(norm_vjp);
+
+// ------------------------------------------------------------------------------------------
+// cumsum
+// ------------------------------------------------------------------------------------------
+
+SAMPAN_OP(core, cumsum)
+    .doc("Cumulative sum along `axis` (from the last element backwards when `reverse`); integer "
+         "inputs accumulate in int64.")
+    .args("x", "axis", "reverse")
+    .outputs("out")
+    .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
+    .shape([](const TensorSpec& x, int64_t axis, bool) {
+      normalize_axis(axis, x.dim());
+      return TensorSpec{x.shape, sum_dtype(x.dtype), x.device};
+    })
+    .cpu([](const Tensor& x, int64_t axis, bool reverse, Tensor& out) {
+      Tensor xc = x.to(out.dtype()).contiguous();
+      int64_t outer = 1, n = 1, inner = 1;
+      if (xc.dim() > 0) {
+        int64_t a = normalize_axis(axis, xc.dim());
+        n = xc.shape()[a];
+        for (int64_t d = 0; d < a; ++d) outer *= xc.shape()[d];
+        for (int64_t d = a + 1; d < xc.dim(); ++d) inner *= xc.shape()[d];
+      }
+      visit_numeric(out.dtype(), "core::cumsum", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        kernels::cumsum_axis<T, typename accum<T>::type>(outer, n, inner, xc.data<T>(), out.data<T>(), reverse);
+      });
+    })
+    .vjp([](const VjpContext& c) -> Grads {
+      // out_j = sum_{i <= j} x_i, so grad_i = sum_{j >= i} g_j: the scan in the other direction.
+      return {cumsum(c.grad_output(0), c.attr<int64_t>(1), !c.attr<bool>(2))};
+    });
+
+// ------------------------------------------------------------------------------------------
+// C++ API
+// ------------------------------------------------------------------------------------------
+
+#define SAMPAN_AXES_API(NAME)                                                    \
+  Tensor NAME(const Tensor& x, const std::vector<int64_t>& axes, bool keepdim) { \
+    static OpHandle op("core::" #NAME);                                          \
+    return op(x, axes, keepdim)[0];                                              \
+  }
+SAMPAN_AXES_API(prod)
+SAMPAN_AXES_API(amax)
+SAMPAN_AXES_API(amin)
+SAMPAN_AXES_API(logsumexp)
+#undef SAMPAN_AXES_API
+
+Tensor max(const Tensor& x) { return amax(x); }
+Tensor max(const Tensor& x, int64_t axis, bool keepdim) { return amax(x, {axis}, keepdim); }
+Tensor min(const Tensor& x) { return amin(x); }
+Tensor min(const Tensor& x, int64_t axis, bool keepdim) { return amin(x, {axis}, keepdim); }
+
+Tensor argmax(const Tensor& x) {
+  static OpHandle op("core::argmax");
+  return op(x, std::vector<int64_t>{}, false)[0];
+}
+Tensor argmax(const Tensor& x, int64_t axis, bool keepdim) {
+  static OpHandle op("core::argmax");
+  return op(x, std::vector<int64_t>{axis}, keepdim)[0];
+}
+Tensor argmin(const Tensor& x) {
+  static OpHandle op("core::argmin");
+  return op(x, std::vector<int64_t>{}, false)[0];
+}
+Tensor argmin(const Tensor& x, int64_t axis, bool keepdim) {
+  static OpHandle op("core::argmin");
+  return op(x, std::vector<int64_t>{axis}, keepdim)[0];
+}
+
+Tensor var(const Tensor& x, const std::vector<int64_t>& axes, double ddof, bool keepdim) {
+  static OpHandle op("core::var");
+  return op(x, axes, ddof, keepdim)[0];
+}
+Tensor std(const Tensor& x, const std::vector<int64_t>& axes, double ddof, bool keepdim) {
+  static OpHandle op("core::std");
+  return op(x, axes, ddof, keepdim)[0];
+}
+
+Tensor norm(const Tensor& x, double ord, const std::vector<int64_t>& axes, bool keepdim) {
+  static OpHandle op("core::norm");
+  return op(x, ord, axes, keepdim)[0];
+}
+
+Tensor cumsum(const Tensor& x, int64_t axis, bool reverse) {
+  static OpHandle op("core::cumsum");
+  return op(x, axis, reverse)[0];
 }
 
 }  // namespace sampan

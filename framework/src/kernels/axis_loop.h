@@ -1,0 +1,83 @@
+// sampan kernels: loops along one axis of a contiguous array viewed as [outer, n, inner] (the
+// axis has n elements with stride `inner`): scans, arg-reductions and softmax. Plain functions
+// over pointers and sizes; OpenMP over the outer x inner lines above kParallelGrain.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "strided_loop.h"
+
+namespace sampan::kernels {
+
+/// Runs f(line_start_offset) for every line along the axis.
+template <class F> void for_each_line(int64_t outer, int64_t n, int64_t inner, F f) {
+  const int64_t lines = outer * inner;
+#pragma omp parallel for if (lines * n > kParallelGrain) schedule(static)
+  for (int64_t l = 0; l < lines; ++l) f((l / inner) * n * inner + l % inner);
+}
+
+/// out = cumulative sum of x along the axis (from the end when `reverse`), accumulated in Acc.
+template <class T, class Acc>
+void cumsum_axis(int64_t outer, int64_t n, int64_t inner, const T* x, T* out, bool reverse) {
+  for_each_line(outer, n, inner, [&](int64_t base) {
+    Acc acc(0);
+    for (int64_t s = 0; s < n; ++s) {
+      const int64_t i = base + (reverse ? n - 1 - s : s) * inner;
+      acc += static_cast<Acc>(x[i]);
+      out[i] = static_cast<T>(acc);
+    }
+  });
+}
+
+template <class T> bool is_nan_value(T v) {
+  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+  else return false;
+}
+
+/// out[line] = index of the largest (`want_max`) or smallest element along the axis; the first
+/// one on ties, and the first NaN when there is one (NumPy's rule: NaN wins).
+template <class T>
+void arg_extreme_axis(int64_t outer, int64_t n, int64_t inner, const T* x, int64_t* out, bool want_max) {
+  const int64_t lines = outer * inner;
+#pragma omp parallel for if (lines * n > kParallelGrain) schedule(static)
+  for (int64_t l = 0; l < lines; ++l) {
+    const T* p = x + (l / inner) * n * inner + l % inner;
+    int64_t best = 0;
+    T bv = p[0];
+    if (!is_nan_value(bv)) {
+      for (int64_t s = 1; s < n; ++s) {
+        const T v = p[s * inner];
+        if (is_nan_value(v)) { best = s; break; }
+        if (want_max ? v > bv : v < bv) { bv = v; best = s; }
+      }
+    }
+    out[l] = best;
+  }
+}
+
+/// out = softmax (or log_softmax when `log`) of x along the axis. The row maximum is subtracted
+/// before exp so large inputs do not overflow; a row that is all -inf gives NaN (0/0), like NumPy.
+template <class T>
+void softmax_axis(int64_t outer, int64_t n, int64_t inner, const T* x, T* out, bool log) {
+  for_each_line(outer, n, inner, [&](int64_t base) {
+    T m = -std::numeric_limits<T>::infinity();
+    for (int64_t s = 0; s < n; ++s) m = std::fmax(m, x[base + s * inner]);
+    // An infinite maximum (a row of -inf, or a +inf entry) would make x - m NaN: shift by 0.
+    if (!std::isfinite(m)) m = T(0);
+    double total = 0;  // accumulate in double: float32 rows of thousands keep full precision
+    for (int64_t s = 0; s < n; ++s) total += std::exp(static_cast<double>(x[base + s * inner] - m));
+    if (log) {
+      const T shift = m + static_cast<T>(std::log(total));
+      for (int64_t s = 0; s < n; ++s) out[base + s * inner] = x[base + s * inner] - shift;
+    } else {
+      const double inv = 1.0 / total;
+      for (int64_t s = 0; s < n; ++s)
+        out[base + s * inner] = static_cast<T>(std::exp(static_cast<double>(x[base + s * inner] - m)) * inv);
+    }
+  });
+}
+
+}  // namespace sampan::kernels
