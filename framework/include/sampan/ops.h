@@ -8,4 +8,5 @@
 #include "sampan/ops/index.h"
 #include "sampan/ops/reduce.h"
 #include "sampan/ops/shape.h"
+#include "sampan/ops/softmax.h"
 #include "sampan/ops/unary.h"

@@ -70,8 +70,9 @@ void softmax_axis(int64_t outer, int64_t n, int64_t inner, const T* x, T* out, b
     double total = 0;  // accumulate in double: float32 rows of thousands keep full precision
     for (int64_t s = 0; s < n; ++s) total += std::exp(static_cast<double>(x[base + s * inner] - m));
     if (log) {
-      const T shift = m + static_cast<T>(std::log(total));
-      for (int64_t s = 0; s < n; ++s) out[base + s * inner] = x[base + s * inner] - shift;
+      // (x - m) - log(total): subtracting m first keeps the digits of entries near the maximum.
+      const T log_total = static_cast<T>(std::log(total));
+      for (int64_t s = 0; s < n; ++s) out[base + s * inner] = (x[base + s * inner] - m) - log_total;
     } else {
       const double inv = 1.0 / total;
       for (int64_t s = 0; s < n; ++s)

@@ -49,6 +49,9 @@ const std::map<std::string, Sample>& samples() {
       {"core::full", [] { return std::vector<Values>{{IntList{2, 2}, 1.5, std::string("float32")}}; }},
       {"core::arange", [] { return std::vector<Values>{{0.0, 5.0, 1.5, std::string("float64")}}; }},
       {"core::sum", [] { return std::vector<Values>{{f64({2, 3, 2}), IntList{0, 2}, false}, {f64({3}), IntList{}, true}}; }},
+      // softmax.cpp
+      {"core::softmax", [] { return std::vector<Values>{{f64({2, 3}), int64_t(1)}, {f64({2, 3}), int64_t(0)}}; }},
+      {"core::log_softmax", [] { return std::vector<Values>{{f64({2, 3}), int64_t(-1)}}; }},
       // reductions (reduce.cpp)
       {"core::prod", [] { return std::vector<Values>{{f64({2, 3}), IntList{1}, false}, {c128({3}), IntList{}, true}}; }},
       {"core::amax", [] { return std::vector<Values>{{f64({2, 3}), IntList{1}, false}}; }},

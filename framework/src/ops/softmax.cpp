@@ -1,0 +1,75 @@
+// sampan: softmax and log_softmax along one axis (core::softmax, core::log_softmax).
+//
+// The kernels subtract the row maximum before exponentiating (kernels/axis_loop.h), so inputs
+// in the thousands neither overflow nor lose the small entries. vjps are written with ops and
+// use the forward output, so they are differentiable again.
+#include "sampan/ops.h"
+#include "elementwise_support.h"
+#include "../kernels/axis_loop.h"
+
+namespace sampan {
+
+namespace {
+
+TensorSpec softmax_spec(const TensorSpec& x, int64_t axis) {
+  if (is_complex(x.dtype) || x.dtype == DType::Float16 || x.dtype == DType::BFloat16)
+    throw TypeError(std::string("argument 'x' has dtype ") + dtype_name(x.dtype) +
+                    ", expected bool, int32, int64, float32 or float64");
+  normalize_axis(axis, x.dim());
+  return TensorSpec{x.shape, to_floating(x.dtype), x.device};
+}
+
+template <bool Log> void softmax_kernel(const Tensor& x, int64_t axis, Tensor& out) {
+  Tensor xc = x.to(out.dtype()).contiguous();
+  if (xc.numel() == 0) return;
+  int64_t outer = 1, n = 1, inner = 1;
+  if (xc.dim() > 0) {
+    int64_t a = normalize_axis(axis, xc.dim());
+    n = xc.shape()[a];
+    for (int64_t d = 0; d < a; ++d) outer *= xc.shape()[d];
+    for (int64_t d = a + 1; d < xc.dim(); ++d) inner *= xc.shape()[d];
+  }
+  visit_floating(out.dtype(), Log ? "core::log_softmax" : "core::softmax", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    kernels::softmax_axis(outer, n, inner, xc.data<T>(), out.data<T>(), Log);
+  });
+}
+
+}  // namespace
+
+SAMPAN_OP(core, softmax)
+    .doc("exp(x) / sum(exp(x)) along `axis`, computed stably (the maximum is subtracted first).")
+    .args("x", "axis")
+    .outputs("out")
+    .dtypes({DType::Float32, DType::Float64})
+    .shape(softmax_spec)
+    .cpu(softmax_kernel<false>)
+    .vjp([](const VjpContext& c) -> Grads {
+      // dy_i/dx_j = y_i (delta_ij - y_j): grad = y * (g - sum(g * y)).
+      Tensor y = c.output(0), g = c.grad_output(0);
+      return {mul(y, sub(g, sum(mul(g, y), {c.attr<int64_t>(1)}, true)))};
+    });
+
+SAMPAN_OP(core, log_softmax)
+    .doc("x - logsumexp(x) along `axis`, computed stably; the log of softmax without its underflow.")
+    .args("x", "axis")
+    .outputs("out")
+    .dtypes({DType::Float32, DType::Float64})
+    .shape(softmax_spec)
+    .cpu(softmax_kernel<true>)
+    .vjp([](const VjpContext& c) -> Grads {
+      // d(log y_i)/dx_j = delta_ij - y_j: grad = g - softmax * sum(g).
+      Tensor y = c.output(0), g = c.grad_output(0);
+      return {sub(g, mul(exp(y), sum(g, {c.attr<int64_t>(1)}, true)))};
+    });
+
+Tensor softmax(const Tensor& x, int64_t axis) {
+  static OpHandle op("core::softmax");
+  return op(x, axis)[0];
+}
+Tensor log_softmax(const Tensor& x, int64_t axis) {
+  static OpHandle op("core::log_softmax");
+  return op(x, axis)[0];
+}
+
+}  // namespace sampan
