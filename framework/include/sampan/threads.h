@@ -1,0 +1,11 @@
+// sampan: the one setting for the number of threads kernels use (OpenMP).
+#pragma once
+
+namespace sampan {
+
+/// Sets the number of threads parallel kernels use from now on (at least 1).
+void set_num_threads(int n);
+/// The number of threads parallel kernels use (1 in a build without OpenMP).
+int get_num_threads();
+
+}  // namespace sampan

@@ -1,0 +1,29 @@
+// sampan: thread count of the OpenMP kernels.
+#include "sampan/threads.h"
+
+#include <string>
+
+#include "sampan/error.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace sampan {
+
+void set_num_threads(int n) {
+  if (n < 1) throw ValueError("set_num_threads needs a positive thread count, got " + std::to_string(n));
+#ifdef _OPENMP
+  omp_set_num_threads(n);
+#endif
+}
+
+int get_num_threads() {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+}  // namespace sampan

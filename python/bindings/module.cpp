@@ -1,0 +1,54 @@
+// sampan Python bindings: the extension module `sampan._C`. Each concept registers itself from
+// its own file; this one maps sampan's exception types to Python's (messages kept) and binds the
+// process-wide settings.
+#include "bindings.h"
+#include "sampan/threads.h"
+
+#ifndef SAMPAN_VERSION
+#define SAMPAN_VERSION "0.0.0"
+#endif
+
+namespace sampan::python {
+namespace {
+
+void translate_exceptions() {
+  // Registered last, tried first: the sampan types before pybind11's std:: defaults (which
+  // would turn TypeError, a std::invalid_argument, into ValueError).
+  py::register_exception_translator([](std::exception_ptr p) {
+    if (!p) return;
+    try {
+      std::rethrow_exception(p);
+    } catch (const sampan::TypeError& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const sampan::ValueError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const sampan::IndexError& e) {
+      PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const sampan::NotImplementedError& e) {
+      PyErr_SetString(PyExc_NotImplementedError, e.what());
+    } catch (const sampan::IOError& e) {
+      PyErr_SetString(PyExc_OSError, e.what());
+    } catch (const sampan::RuntimeError& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+}
+
+}  // namespace
+}  // namespace sampan::python
+
+PYBIND11_MODULE(_C, m) {
+  namespace sp = sampan::python;
+  m.doc() = "sampan's C++ core: Tensor, dtypes, the op registry and autograd (thin bindings).";
+  sp::translate_exceptions();
+  sp::init_dtype(m);
+  sp::init_tensor(m);
+  sp::init_ops(m);
+  sp::init_autograd(m);
+  sp::init_testing(m);
+
+  m.attr("__version__") = SAMPAN_VERSION;
+  m.def("set_num_threads", &sampan::set_num_threads, pybind11::arg("n"),
+        "Number of threads the parallel (OpenMP) kernels use.");
+  m.def("get_num_threads", &sampan::get_num_threads);
+}

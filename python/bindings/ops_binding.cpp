@@ -1,0 +1,135 @@
+// sampan Python bindings: calling registered ops. There is ONE generic binding for every op,
+// `OpHandle(name)(*args, **kwargs)`, which converts arguments by the op's schema; the Python
+// functions sp.ops.<ns>.<name> are generated from `op_names()` and `op_schema()` by
+// sampan/_ops.py. The arithmetic operators most used in loops (+ - * / and unary -) are bound
+// here directly to sampan::add ... to skip the generic conversion (per-op overhead).
+#include <optional>
+
+#include "bindings.h"
+#include "sampan/op_library.h"
+#include "sampan/ops.h"
+
+namespace sampan::python {
+
+namespace {
+
+// A callable for one registered op. The schema pointer stays valid: the registry never frees.
+class PyOpHandle {
+ public:
+  explicit PyOpHandle(const std::string& name) : op_(&find_op(name)) {}
+  py::object call(const py::args& args, const py::kwargs& kwargs) const {
+    Values values = to_values(*op_, args, kwargs.empty() ? nullptr : &kwargs);
+    return outputs_to_python(call_op(*op_, std::move(values)));
+  }
+  const OpSchema& schema() const { return *op_; }
+
+ private:
+  const OpSchema* op_;
+};
+
+py::dict schema_dict(const OpSchema& op) {
+  py::dict d;
+  d["name"] = op.name;
+  d["namespace"] = op.ns();
+  d["short_name"] = op.short_name();
+  d["doc"] = op.doc;
+  d["signature"] = op.signature();
+  d["library"] = op.library;
+  d["arg_names"] = py::cast(op.arg_names);
+  py::list kinds;
+  for (ArgKind k : op.arg_kinds) kinds.append(arg_kind_name(k));
+  d["arg_kinds"] = kinds;
+  d["output_names"] = py::cast(op.output_names);
+  d["nondifferentiable"] = op.nondifferentiable;
+  d["once_differentiable"] = op.once_differentiable;
+  d["inplace"] = py::cast(op.inplace);
+  d["views"] = py::cast(op.views);
+  py::list dtypes;
+  for (DType t : op.dtypes) dtypes.append(dtype_object(t));
+  d["dtypes"] = dtypes;
+  return d;
+}
+
+// The right operand of an arithmetic operator as a tensor; nullopt means "not ours"
+// (the operator then returns NotImplemented so Python tries the other operand).
+std::optional<Tensor> operand(py::handle other, const Tensor& like) {
+  if (py::isinstance<Tensor>(other)) return other.cast<Tensor>();
+  if (is_python_scalar(other)) return scalar_to_tensor(other, like);
+  static PyObject* ndarray = [] () -> PyObject* {
+    try {
+      return py::object(py::module_::import("numpy").attr("ndarray")).release().ptr();
+    } catch (py::error_already_set&) {
+      return nullptr;
+    }
+  }();
+  if (ndarray && PyObject_IsInstance(other.ptr(), ndarray) == 1)
+    return to_tensor(other, like, "operand");
+  return std::nullopt;
+}
+
+py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotImplemented); }
+
+using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);
+
+template <BinaryFn F> py::object forward_op(const Tensor& a, py::handle b) {
+  auto t = operand(b, a);
+  return t ? py::cast(F(a, *t)) : not_implemented();
+}
+template <BinaryFn F> py::object reflected_op(const Tensor& a, py::handle b) {
+  auto t = operand(b, a);
+  return t ? py::cast(F(*t, a)) : not_implemented();
+}
+// x += y writes into x and returns the same Python object.
+template <BinaryFn F> py::object inplace_op(py::object self, py::handle b) {
+  const Tensor& a = self.cast<const Tensor&>();
+  auto t = operand(b, a);
+  if (!t) return not_implemented();
+  F(a, *t);
+  return self;
+}
+
+}  // namespace
+
+void init_ops(py::module_& m) {
+  m.def("op_names", &registered_ops, "Names ('ns::name') of all registered ops, sorted.");
+  m.def("op_schema", [](const std::string& name) { return schema_dict(find_op(name)); }, py::arg("name"),
+        "The schema of op `name` as a dict: name, namespace, short_name, doc, signature, library, "
+        "arg_names, arg_kinds, output_names, nondifferentiable, once_differentiable, inplace, "
+        "views, dtypes.");
+  m.def("has_op", [](const std::string& name) { return find_op_if(name) != nullptr; }, py::arg("name"));
+  m.def("load_op_library", &load_op_library, py::arg("path"),
+        "dlopens an op library and returns the names of the ops it registered "
+        "(call sampan.ops._refresh() afterwards, or use sampan.ops.load_library).");
+
+  py::class_<PyOpHandle>(m, "OpHandle", "A callable for one registered op: OpHandle('core::add')(x, y).")
+      .def(py::init<const std::string&>(), py::arg("name"))
+      .def("__call__", &PyOpHandle::call)
+      .def_property_readonly("name", [](const PyOpHandle& h) { return h.schema().name; })
+      .def_property_readonly("schema", [](const PyOpHandle& h) { return schema_dict(h.schema()); })
+      .def("__repr__", [](const PyOpHandle& h) { return "<sampan.OpHandle " + h.schema().signature() + ">"; });
+
+  m.def("_set_tensor_factory", &set_tensor_factory, py::arg("factory"),
+        "Sets the function that turns lists and arrays into tensors for op arguments (sampan.tensor).");
+  m.def("_scalar_tensor", [](py::handle value, py::object like) {
+    return scalar_to_tensor(value, like.is_none() ? Tensor() : like.cast<Tensor>());
+  }, py::arg("value"), py::arg("like") = py::none(),
+     "A 0-d tensor for a Python scalar with the dtype it takes next to `like` (weak scalar rule).");
+
+  // ---- fast-path operators ----
+  auto cls = py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor"));
+  cls.def("__add__", &forward_op<add>, py::arg("other"))
+      .def("__radd__", &reflected_op<add>, py::arg("other"))
+      .def("__sub__", &forward_op<sub>, py::arg("other"))
+      .def("__rsub__", &reflected_op<sub>, py::arg("other"))
+      .def("__mul__", &forward_op<mul>, py::arg("other"))
+      .def("__rmul__", &reflected_op<mul>, py::arg("other"))
+      .def("__truediv__", &forward_op<div>, py::arg("other"))
+      .def("__rtruediv__", &reflected_op<div>, py::arg("other"))
+      .def("__iadd__", &inplace_op<add_>, py::arg("other"))
+      .def("__isub__", &inplace_op<sub_>, py::arg("other"))
+      .def("__imul__", &inplace_op<mul_>, py::arg("other"))
+      .def("__itruediv__", &inplace_op<div_>, py::arg("other"))
+      .def("__neg__", [](const Tensor& a) { return neg(a); });
+}
+
+}  // namespace sampan::python

@@ -1,0 +1,169 @@
+"""Python-level Tensor methods: printing, NumPy interop, Python number protocols, conversions.
+
+The C++ binding (python/bindings/tensor_binding.cpp) gives layout, autograd state and the
+buffer export; what reads better in Python lives here and is attached to ``_C.Tensor``.
+Op methods (``x.exp()``, ``x.sum(...)``) are generated from the op registry by ``_ops.py``;
+operators by ``_operators.py``; indexing by ``_indexing.py``.
+"""
+import numpy as np
+
+from . import _C
+from ._C import Tensor
+
+_DEVICE_NAMES = ("cpu", "cuda")
+
+
+def numpy(self):
+    """A NumPy array sharing this tensor's memory (writes show in both; the tensor is kept alive
+    by the array). bfloat16 has no NumPy counterpart: it gives a float32 copy instead."""
+    if self.dtype == _C.bfloat16:
+        return self.detach()._to_dtype(_C.float32).numpy()
+    return np.asarray(memoryview(self))
+
+
+def __array__(self, dtype=None, copy=None):  # noqa: N807 (NumPy protocol)
+    arr = numpy(self)
+    if dtype is not None and np.dtype(dtype) != arr.dtype:
+        if copy is False:
+            raise ValueError(f"converting a {self.dtype} tensor to {np.dtype(dtype)} needs a copy")
+        return arr.astype(dtype)
+    return arr.copy() if copy else arr
+
+
+def tolist(self):
+    """Nested Python lists of Python numbers (a number for a 0-d tensor)."""
+    return numpy(self.detach()).tolist()
+
+
+def _repr(self):
+    if self.is_meta or self.device != "cpu":
+        return self._repr_header()
+    arr = numpy(self.detach())
+    body = np.array2string(arr, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3)
+    extras = []
+    if arr.size == 0 and arr.ndim != 1:
+        extras.append(f"shape={arr.shape}")
+    extras.append(f"dtype={self.dtype}")
+    if self.device != "cpu":
+        extras.append(f"device={self.device}")
+    if self.grad_fn is not None:
+        extras.append(f"grad_fn=<{self.grad_fn.name()}>")
+    elif self.requires_grad:
+        extras.append("requires_grad=True")
+    return f"tensor({body}, {', '.join(extras)})"
+
+
+def __len__(self):  # noqa: N807
+    if self.ndim == 0:
+        raise TypeError("len() of a 0-d tensor")
+    return self.shape[0]
+
+
+def __iter__(self):  # noqa: N807
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    for i in range(self.shape[0]):
+        yield self[i]
+
+
+def __bool__(self):  # noqa: N807
+    if self.numel() != 1:
+        raise ValueError(f"the truth value of a tensor with {self.numel()} elements is ambiguous; "
+                         "use .any() or .all()")
+    return bool(self.item())
+
+
+def __float__(self):  # noqa: N807
+    return float(self.item())
+
+
+def __int__(self):  # noqa: N807
+    value = self.item()
+    return int(value.real if isinstance(value, complex) else value)
+
+
+def __complex__(self):  # noqa: N807
+    return complex(self.item())
+
+
+def __index__(self):  # noqa: N807
+    if self.dtype not in (_C.int32, _C.int64, _C.bool) or self.numel() != 1:
+        raise TypeError(f"only integer tensors of one element can be used as an index, got a "
+                        f"{self.dtype} tensor of shape {self.shape}")
+    return int(self.item())
+
+
+def __format__(self, spec):  # noqa: N807
+    if self.ndim == 0 and spec:
+        return format(self.item(), spec)
+    return _repr(self)
+
+
+def to(self, *args, dtype=None, device=None, copy=False):
+    """Converts dtype (and, later, device): ``x.to(sp.float64)``, ``x.to('float64')``,
+    ``x.to('cpu')``, ``x.to(dtype=...)``. Returns self when nothing changes unless ``copy``."""
+    for a in args:
+        if isinstance(a, str) and a.split(":")[0] in _DEVICE_NAMES:
+            device = a
+        elif isinstance(a, Tensor):
+            dtype = a.dtype
+        else:
+            dtype = a
+    t = self
+    if device is not None and device != t.device:
+        raise NotImplementedError(f"moving a tensor from {t.device} to {device} is not built yet")
+    if dtype is not None and _C.dtype(dtype) != t.dtype:
+        return t._to_dtype(dtype)
+    return t.clone() if copy else t
+
+
+def cpu(self):
+    return to(self, "cpu")
+
+
+def _converter(dtype):
+    def convert(self):
+        return to(self, dtype)
+    convert.__name__ = str(dtype)
+    convert.__doc__ = f"This tensor as {dtype} (self when it already is)."
+    return convert
+
+
+def _reverse_dims(self):
+    """The tensor with its dimensions reversed (NumPy's .T)."""
+    return self.permute(tuple(range(self.ndim - 1, -1, -1)))
+
+
+def _swap_last_two(self):
+    """Each matrix of the batch transposed (swaps the last two dimensions)."""
+    if self.ndim < 2:
+        raise ValueError(f"mT needs a tensor of at least 2 dimensions, got shape {self.shape}")
+    dims = list(range(self.ndim))
+    dims[-1], dims[-2] = dims[-2], dims[-1]
+    return self.permute(dims)
+
+
+def _rebuild(array, dtype_name, requires_grad):
+    from ._creation import tensor
+    return tensor(array, dtype=dtype_name, requires_grad=requires_grad)
+
+
+def __reduce__(self):  # noqa: N807 (pickle and copy.deepcopy: the values, dtype and flag)
+    return (_rebuild, (numpy(self.detach()).copy(), self.dtype.name, self.requires_grad and self.is_leaf))
+
+
+_METHODS = {
+    "numpy": numpy, "__array__": __array__, "tolist": tolist, "__repr__": _repr, "__str__": _repr,
+    "__len__": __len__, "__iter__": __iter__, "__bool__": __bool__, "__float__": __float__,
+    "__int__": __int__, "__complex__": __complex__, "__index__": __index__,
+    "__format__": __format__, "to": to, "cpu": cpu, "__reduce__": __reduce__,
+    "float": _converter(_C.float32), "double": _converter(_C.float64),
+    "half": _converter(_C.float16), "bfloat16": _converter(_C.bfloat16),
+    "int": _converter(_C.int32), "long": _converter(_C.int64), "bool": _converter(_C.bool),
+    "T": property(_reverse_dims), "mT": property(_swap_last_two),
+    # NumPy defers `ndarray <op> tensor` to the tensor's reflected operator.
+    "__array_priority__": 1000,
+}
+
+for _name, _fn in _METHODS.items():
+    setattr(Tensor, _name, _fn)
