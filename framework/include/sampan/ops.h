@@ -7,6 +7,7 @@
 #include "sampan/ops/creation.h"
 #include "sampan/ops/index.h"
 #include "sampan/ops/reduce.h"
+#include "sampan/ops/segment.h"
 #include "sampan/ops/shape.h"
 #include "sampan/ops/softmax.h"
 #include "sampan/ops/unary.h"

@@ -89,6 +89,12 @@ const std::map<std::string, Sample>& samples() {
       {"core::repeat_index", [] { return std::vector<Values>{{from_vector({2, 0, 1}, {3}, DType::Int64)}}; }},
       {"core::sort", [] { return std::vector<Values>{{f64({3, 4}), int64_t(0), true}}; }},
       {"core::topk", [] { return std::vector<Values>{{f64({3, 4}), int64_t(2), int64_t(1), false}}; }},
+      // segment reductions (segment.cpp)
+      {"core::segment_sum", [] { return std::vector<Values>{{f64({5, 3}), from_vector({2, 0, 2, 3, 0}, {5}, DType::Int64), int64_t(4)}, {f64({4}), from_vector({0, 0, 1, 1}, {4}, DType::Int64), int64_t(-1)}}; }},
+      {"core::segment_mean", [] { return std::vector<Values>{{f64({5, 3}), from_vector({2, 0, 2, 3, 0}, {5}, DType::Int64), int64_t(4)}}; }},
+      {"core::segment_max", [] { return std::vector<Values>{{f64({5, 3}), from_vector({2, 0, 2, 3, 0}, {5}, DType::Int64), int64_t(4)}}; }},
+      {"core::segment_min", [] { return std::vector<Values>{{f64({5, 3}), from_vector({2, 0, 2, 3, 0}, {5}, DType::Int64), int64_t(4)}}; }},
+      {"core::segment_count", [] { return std::vector<Values>{{from_vector({2, 0, 2, 3, 0}, {5}, DType::Int64), int64_t(5)}}; }},
   };
   return table;
 }

@@ -1,0 +1,215 @@
+// sampan: segment reductions (core::segment_sum, segment_mean, segment_max, segment_min,
+// segment_count): rows of `data` ([n, ...]) reduced into `num_segments` buckets by an int
+// segment id per row, sorted or not. These carry message passing in the GNN module.
+//
+// num_segments = -1 means max(id) + 1 (the output size then depends on the data). Ids outside
+// [0, num_segments) raise IndexError naming the id, its row and num_segments. Empty segments
+// give 0 (sum, mean, max, min). Kernels: ../kernels/segment_kernels.h.
+#include <algorithm>
+
+#include "sampan/ops.h"
+#include "elementwise_support.h"
+#include "../kernels/segment_kernels.h"
+
+namespace sampan {
+
+namespace {
+
+TensorSpec segment_spec(const char* op, const TensorSpec& data, const TensorSpec& ids, int64_t num_segments,
+                        DType dtype) {
+  if (!is_integral(ids.dtype))
+    throw TypeError(std::string(op) + ": segment_ids must be an int32 or int64 tensor, got " + dtype_name(ids.dtype));
+  if (ids.dim() != 1) throw ValueError(std::string(op) + ": segment_ids must be 1-D, got shape " + shape_str(ids.shape));
+  if (data.dim() < 1) throw ValueError(std::string(op) + ": data must have at least one dimension (the rows), got a 0-d tensor");
+  if (data.shape[0] != ids.shape[0])
+    throw ValueError(std::string(op) + ": data has " + std::to_string(data.shape[0]) + " rows but segment_ids has " +
+                     std::to_string(ids.shape[0]) + " entries");
+  if (num_segments < -1)
+    throw ValueError(std::string(op) + ": num_segments must be >= 0 (or -1 to infer it), got " + std::to_string(num_segments));
+  Shape s = data.shape;
+  s[0] = num_segments;  // -1: known only from the data
+  return TensorSpec{s, dtype, data.device};
+}
+
+// The ids as int64, validated; resolves num_segments = -1 to max(id) + 1.
+std::vector<int64_t> read_segment_ids(const char* op, const Tensor& ids, int64_t& num_segments) {
+  Tensor c = cast(ids, DType::Int64).contiguous();
+  const int64_t* p = c.data<int64_t>();
+  std::vector<int64_t> r(p, p + c.numel());
+  if (num_segments < 0) {
+    num_segments = 0;
+    for (auto v : r) num_segments = std::max(num_segments, v + 1);
+  }
+  for (size_t k = 0; k < r.size(); ++k)
+    if (r[k] < 0 || r[k] >= num_segments)
+      throw IndexError(std::string(op) + ": segment id " + std::to_string(r[k]) + " (row " + std::to_string(k) +
+                       ") is out of range for num_segments " + std::to_string(num_segments));
+  return r;
+}
+
+struct Prepared {
+  Tensor data;  // contiguous, in the kernel's dtype
+  int64_t n, f, num_segments;
+  std::vector<int64_t> ids;
+  kernels::SegmentCounts counts;
+  Shape out_shape;
+};
+Prepared prepare(const char* op, const Tensor& data, const Tensor& ids, int64_t num_segments, DType dtype) {
+  Prepared p;
+  p.num_segments = num_segments;
+  p.ids = read_segment_ids(op, ids, p.num_segments);
+  p.data = data.to(dtype).contiguous();
+  p.n = data.shape()[0];
+  p.f = p.n ? data.numel() / p.n : shape_numel(Shape(data.shape().begin() + 1, data.shape().end()));
+  p.counts = kernels::count_segments(p.ids.data(), p.n, p.num_segments);
+  p.out_shape = data.shape();
+  p.out_shape[0] = p.num_segments;
+  return p;
+}
+
+void sum_kernel(const char* op, const Tensor& data, const Tensor& ids, int64_t num_segments, bool mean, Tensor& out) {
+  Prepared p = prepare(op, data, ids, num_segments, mean ? to_floating(data.dtype()) : data.dtype());
+  if (!out.defined()) out = Tensor::empty(p.out_shape, p.data.dtype(), data.device());
+  visit_numeric(p.data.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    kernels::segment_sum_rows(p.data.data<T>(), p.ids.data(), p.n, p.f, p.counts, p.num_segments, mean, out.data<T>());
+  });
+}
+
+void extreme_kernel(const char* op, const Tensor& data, const Tensor& ids, int64_t num_segments, bool want_max,
+                    Tensor& out, Tensor& arg) {
+  Prepared p = prepare(op, data, ids, num_segments, data.dtype());
+  if (!out.defined()) out = Tensor::empty(p.out_shape, data.dtype(), data.device());
+  if (!arg.defined()) arg = Tensor::empty(p.out_shape, DType::Int64, data.device());
+  visit_real(data.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    kernels::segment_extreme_rows(p.data.data<T>(), p.ids.data(), p.n, p.f, p.counts, p.num_segments, want_max, out.data<T>(),
+                                  arg.data<int64_t>());
+  });
+}
+
+// Count per segment as data's dtype, shaped [num_segments, 1, ...] to broadcast against rows.
+Tensor count_column(const Tensor& counts, const Tensor& like) {
+  Shape s(like.dim(), 1);
+  s[0] = counts.numel();
+  return reshape(counts.to(like.dtype()), s);
+}
+
+// The gradient of max/min: each output's gradient goes to the row it came from. Empty
+// segments (arg -1) have their gradient masked to 0 first, so where -1 points does not matter.
+Grads extreme_vjp(const VjpContext& c) {
+  Tensor data = c.input(0), ids = c.input(1), g = c.grad_output(0), arg = c.output(1);
+  if (data.shape()[0] == 0) return {zeros(data.shape(), g.dtype()), Tensor()};
+  Tensor nonempty = count_column(cast(segment_count(ids, g.shape()[0]), DType::Bool), g);
+  return {scatter_add(zeros(data.shape(), g.dtype()), 0, arg, mul(g, nonempty)), Tensor()};
+}
+
+}  // namespace
+
+SAMPAN_OP(core, segment_sum)
+    .doc("out[s] = sum of data[r] over the rows r with segment_ids[r] == s (0 for an empty "
+         "segment); ids may be unsorted; num_segments = -1 infers max(id) + 1.")
+    .args("data", "segment_ids", "num_segments")
+    .outputs("out")
+    .shape([](const TensorSpec& data, const TensorSpec& ids, int64_t num_segments) {
+      return segment_spec("segment_sum", data, ids, num_segments, data.dtype);
+    })
+    .cpu([](const Tensor& data, const Tensor& ids, int64_t num_segments, Tensor& out) {
+      sum_kernel("core::segment_sum", data, ids, num_segments, false, out);
+    })
+    .vjp([](const VjpContext& c) -> Grads { return {index_select(c.grad_output(0), 0, c.input(1)), Tensor()}; });
+
+SAMPAN_OP(core, segment_mean)
+    .doc("out[s] = mean of data[r] over the rows r with segment_ids[r] == s (0 for an empty "
+         "segment); integer data gives float32.")
+    .args("data", "segment_ids", "num_segments")
+    .outputs("out")
+    .shape([](const TensorSpec& data, const TensorSpec& ids, int64_t num_segments) {
+      return segment_spec("segment_mean", data, ids, num_segments, to_floating(data.dtype));
+    })
+    .cpu([](const Tensor& data, const Tensor& ids, int64_t num_segments, Tensor& out) {
+      sum_kernel("core::segment_mean", data, ids, num_segments, true, out);
+    })
+    .vjp([](const VjpContext& c) -> Grads {
+      Tensor ids = c.input(1), g = c.grad_output(0);
+      // Each row's gradient is its segment's divided by that segment's size, which is >= 1 for
+      // every row (so no 0/0 even in higher derivatives).
+      Tensor per_row = index_select(segment_count(ids, g.shape()[0]), 0, ids);
+      return {div(index_select(g, 0, ids), count_column(per_row, g)), Tensor()};
+    });
+
+SAMPAN_OP(core, segment_max)
+    .doc("out[s] = elementwise max of data[r] over the rows with segment_ids[r] == s, and the row "
+         "it came from (first on ties, NaN propagates); empty segments give 0 and row -1. The "
+         "gradient goes to that row.")
+    .args("data", "segment_ids", "num_segments")
+    .outputs("out", "argmax")
+    .shape([](const TensorSpec& data, const TensorSpec& ids, int64_t num_segments) {
+      TensorSpec s = segment_spec("segment_max", data, ids, num_segments, data.dtype);
+      return std::vector<TensorSpec>{s, TensorSpec{s.shape, DType::Int64, data.device}};
+    })
+    .cpu([](const Tensor& data, const Tensor& ids, int64_t num_segments, Tensor& out, Tensor& arg) {
+      extreme_kernel("core::segment_max", data, ids, num_segments, true, out, arg);
+    })
+    .vjp(extreme_vjp);
+
+SAMPAN_OP(core, segment_min)
+    .doc("As segment_max, with the minimum.")
+    .args("data", "segment_ids", "num_segments")
+    .outputs("out", "argmin")
+    .shape([](const TensorSpec& data, const TensorSpec& ids, int64_t num_segments) {
+      TensorSpec s = segment_spec("segment_min", data, ids, num_segments, data.dtype);
+      return std::vector<TensorSpec>{s, TensorSpec{s.shape, DType::Int64, data.device}};
+    })
+    .cpu([](const Tensor& data, const Tensor& ids, int64_t num_segments, Tensor& out, Tensor& arg) {
+      extreme_kernel("core::segment_min", data, ids, num_segments, false, out, arg);
+    })
+    .vjp(extreme_vjp);
+
+SAMPAN_OP(core, segment_count)
+    .doc("The number of rows in each segment, int64 [num_segments] (-1 infers max(id) + 1).")
+    .args("segment_ids", "num_segments")
+    .outputs("out")
+    .nondifferentiable()
+    .shape([](const TensorSpec& ids, int64_t num_segments) {
+      TensorSpec data{{ids.dim() == 1 ? ids.shape[0] : 0}, DType::Int64, ids.device};
+      return segment_spec("segment_count", data, ids, num_segments, DType::Int64);
+    })
+    .cpu([](const Tensor& ids, int64_t num_segments, Tensor& out) {
+      auto v = read_segment_ids("core::segment_count", ids, num_segments);
+      if (!out.defined()) out = Tensor::empty({num_segments}, DType::Int64, ids.device());
+      int64_t* o = out.data<int64_t>();
+      std::fill(o, o + num_segments, int64_t(0));
+      for (auto s : v) ++o[s];
+    });
+
+Tensor segment_sum(const Tensor& data, const Tensor& segment_ids, int64_t num_segments) {
+  static OpHandle op("core::segment_sum");
+  return op(data, segment_ids, num_segments)[0];
+}
+Tensor segment_mean(const Tensor& data, const Tensor& segment_ids, int64_t num_segments) {
+  static OpHandle op("core::segment_mean");
+  return op(data, segment_ids, num_segments)[0];
+}
+std::pair<Tensor, Tensor> segment_max_with_arg(const Tensor& data, const Tensor& segment_ids, int64_t num_segments) {
+  static OpHandle op("core::segment_max");
+  auto r = op(data, segment_ids, num_segments);
+  return {r[0], r[1]};
+}
+std::pair<Tensor, Tensor> segment_min_with_arg(const Tensor& data, const Tensor& segment_ids, int64_t num_segments) {
+  static OpHandle op("core::segment_min");
+  auto r = op(data, segment_ids, num_segments);
+  return {r[0], r[1]};
+}
+Tensor segment_max(const Tensor& data, const Tensor& segment_ids, int64_t num_segments) {
+  return segment_max_with_arg(data, segment_ids, num_segments).first;
+}
+Tensor segment_min(const Tensor& data, const Tensor& segment_ids, int64_t num_segments) {
+  return segment_min_with_arg(data, segment_ids, num_segments).first;
+}
+Tensor segment_count(const Tensor& segment_ids, int64_t num_segments) {
+  static OpHandle op("core::segment_count");
+  return op(segment_ids, num_segments)[0];
+}
+
+}  // namespace sampan
