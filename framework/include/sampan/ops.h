@@ -2,7 +2,10 @@
 // ("core::<name>") through call_op, so C++, Python and traced graphs share one path.
 #pragma once
 
+#include "sampan/ops/activation.h"
 #include "sampan/ops/binary.h"
+#include "sampan/ops/compare.h"
+#include "sampan/ops/complex.h"
 #include "sampan/ops/copy.h"
 #include "sampan/ops/creation.h"
 #include "sampan/ops/index.h"

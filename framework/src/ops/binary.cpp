@@ -1,6 +1,11 @@
-// sampan: elementwise binary arithmetic (core::add, sub, mul, div and their in-place forms).
-// Inputs are promoted to a common dtype; vjps are written with ops (differentiable again) and
-// the dispatcher sums broadcast gradients back to each input's shape.
+// sampan: elementwise binary math (core::add, sub, mul, div and their in-place forms, pow,
+// maximum, minimum, atan2, remainder, floor_divide) and the 3-way select core::where.
+// Inputs are promoted to a common dtype (NumPy's rules) and broadcast; vjps are written with ops
+// (differentiable again) and the dispatcher sums broadcast gradients back to each input's shape.
+#include <atomic>
+#include <cmath>
+#include <type_traits>
+
 #include "sampan/ops.h"
 #include "elementwise_support.h"
 
@@ -8,14 +13,19 @@ namespace sampan {
 
 namespace {
 
-// Runs out = f(x, y) after converting both inputs to out's dtype.
-template <class F> void promoted_binary(const char* name, const Tensor& x, const Tensor& y, const Tensor& out, F f) {
+// Runs out = f(x, y) after converting both inputs to out's dtype; `visit` picks the dtypes the
+// kernel is instantiated for.
+template <class F, class Visit>
+void promoted_binary(const char* name, const Tensor& x, const Tensor& y, const Tensor& out, F f, Visit visit) {
   Tensor xc = x.dtype() == out.dtype() ? x : cast(x, out.dtype());
   Tensor yc = y.dtype() == out.dtype() ? y : cast(y, out.dtype());
-  visit_numeric(out.dtype(), name, [&](auto tag) {
+  visit(out.dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     detail::binary_loop<T, T>(xc, yc, out, [&](T a, T b) { return f(a, b); });
   });
+}
+template <class F> void promoted_binary(const char* name, const Tensor& x, const Tensor& y, const Tensor& out, F f) {
+  promoted_binary(name, x, y, out, f, [](DType t, const char* n, auto&& g) { visit_numeric(t, n, g); });
 }
 
 TensorSpec inplace_spec(const TensorSpec& x, const TensorSpec& y) {
@@ -94,7 +104,306 @@ SAMPAN_BINARY_API(add_)
 SAMPAN_BINARY_API(sub_)
 SAMPAN_BINARY_API(mul_)
 SAMPAN_BINARY_API(div_)
-#undef SAMPAN_BINARY_API
+
+// ------------------------------------------------------------------------------------------
+// pow, maximum, minimum, atan2, remainder, floor_divide
+// ------------------------------------------------------------------------------------------
+
+namespace {
+
+struct VisitReal {
+  template <class G> void operator()(DType t, const char* n, G&& g) const { visit_real(t, n, g); }
+};
+struct VisitFloating {
+  template <class G> void operator()(DType t, const char* n, G&& g) const { visit_floating(t, n, g); }
+};
+
+template <class T> bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>) return v != v; else return false;
+}
+
+// x ** y. Integers: exact by repeated squaring, wrapping on overflow as NumPy and PyTorch do;
+// a negative integer exponent is an error (it has no integer result), flagged from inside the
+// loop (kernels must not throw from an OpenMP region) and raised after it.
+struct Pow {
+  std::atomic<bool>* negative_exponent;
+  template <class T> T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      if (b < 0) {
+        negative_exponent->store(true, std::memory_order_relaxed);
+        return 0;
+      }
+      using U = std::make_unsigned_t<T>;
+      U r = 1, base = static_cast<U>(a);
+      for (U e = static_cast<U>(b); e; e >>= 1) {
+        if (e & 1) r *= base;
+        base *= base;
+      }
+      return static_cast<T>(r);
+    } else if constexpr (detail::is_complex_t<T>::value) {
+      // libstdc++ gives 0 ** 0 = 0 for complex; the convention (NumPy, PyTorch) is 1.
+      return a == T(0) && b == T(0) ? T(1) : std::pow(a, b);
+    } else {
+      return std::pow(a, b);
+    }
+  }
+};
+
+// NaN wins, as NumPy's maximum/minimum and PyTorch's.
+struct Maximum { template <class T> T operator()(T a, T b) const { return (a > b || is_nan(a)) ? a : b; } };
+struct Minimum { template <class T> T operator()(T a, T b) const { return (a < b || is_nan(a)) ? a : b; } };
+struct Atan2 { template <class T> T operator()(T y, T x) const { return std::atan2(y, x); } };
+
+// Python's % : the result has the sign of the divisor (NumPy's mod, PyTorch's remainder).
+// Integer division by zero is flagged (and raised after the loop); b = -1 is special-cased
+// because lowest % -1 overflows.
+struct Remainder {
+  std::atomic<bool>* zero_division;
+  template <class T> T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      if (b == 0) {
+        zero_division->store(true, std::memory_order_relaxed);
+        return 0;
+      }
+      if (b == -1) return 0;
+      T r = a % b;
+      return (r != 0 && ((r < 0) != (b < 0))) ? static_cast<T>(r + b) : r;
+    } else {
+      T r = std::fmod(a, b);
+      if (r == 0) return std::copysign(T(0), b);
+      return ((r < 0) != (b < 0)) ? r + b : r;
+    }
+  }
+};
+
+// Python's // : floor(a / b). For floats, NumPy's npy_divmod: from fmod, so that a == b * q + r
+// holds with r = remainder(a, b) even where a / b rounds across an integer.
+struct FloorDivide {
+  std::atomic<bool>* zero_division;
+  template <class T> T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      if (b == 0) {
+        zero_division->store(true, std::memory_order_relaxed);
+        return 0;
+      }
+      using U = std::make_unsigned_t<T>;
+      if (b == -1) return static_cast<T>(U(0) - static_cast<U>(a));  // wraps for lowest
+      T q = a / b;
+      return (a % b != 0 && ((a < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
+    } else {
+      if (b == 0) return a / b;
+      T mod = std::fmod(a, b);
+      T div = (a - mod) / b;
+      if (mod != 0 && ((b < 0) != (mod < 0))) div -= T(1);
+      if (div == 0) return std::copysign(T(0), a / b);
+      T q = std::floor(div);
+      return div - q > T(0.5) ? q + T(1) : q;
+    }
+  }
+};
+
+// ---- dtype rules ----
+
+TensorSpec pow_spec(const TensorSpec& x, const TensorSpec& y) {
+  TensorSpec s = detail::broadcast_spec(x, y);
+  if (s.dtype == DType::Bool)
+    throw TypeError("pow of two bool tensors is not defined: give 'x' or 'y' a numeric dtype");
+  return s;
+}
+
+// Ordered arithmetic (maximum, remainder ...): complex rejected, and not both bool.
+TensorSpec real_binary_spec(const TensorSpec& x, const TensorSpec& y) {
+  const char* expected = "a real dtype (bool, int32, int64, float32, float64)";
+  detail::check_dtype(!is_complex(x.dtype), "x", x.dtype, expected);
+  detail::check_dtype(!is_complex(y.dtype), "y", y.dtype, expected);
+  TensorSpec s = detail::broadcast_spec(x, y);
+  if (s.dtype == DType::Bool)
+    throw TypeError("both arguments are bool: give 'x' or 'y' a numeric dtype");
+  return s;
+}
+
+TensorSpec atan2_spec(const TensorSpec& y, const TensorSpec& x) {
+  const char* expected = "a real dtype (bool, int32, int64, float32, float64)";
+  detail::check_dtype(!is_complex(y.dtype), "y", y.dtype, expected);
+  detail::check_dtype(!is_complex(x.dtype), "x", x.dtype, expected);
+  TensorSpec s = detail::broadcast_spec(y, x);
+  s.dtype = to_floating(s.dtype);
+  return s;
+}
+
+// Runs a flagging kernel (Pow, Remainder, FloorDivide) and raises when it flagged.
+template <class F, class Visit>
+void flagged_binary(const char* name, const Tensor& x, const Tensor& y, Tensor& out, Visit visit,
+                    const char* message) {
+  std::atomic<bool> flag{false};
+  promoted_binary(name, x, y, out, F{&flag}, visit);
+  if (flag.load()) throw ValueError(message);
+}
+
+Tensor zero_of(const Tensor& like) { return scalar_like(0.0, like); }
+
+// d x^y / dx = y x^(y-1), taken as 0 where y == 0 (so 0^0 gives 0, not 0 * inf).
+// d x^y / dy = x^y log(x), taken as 0 where x == 0 and real(y) >= 0 (PyTorch's convention:
+// the one-sided limit from x > 0).
+Grads pow_vjp(const VjpContext& c) {
+  Tensor x = c.input(0), y = c.input(1), g = c.grad_output(0);
+  Tensor gx, gy;
+  if (c.needs_grad(0)) {
+    Tensor d = mul(y, pow(x, sub(y, scalar_like(1.0, y))));
+    gx = where(eq(y, zero_of(y)), zero_of(g), mul(g, conj(d)));
+  }
+  if (c.needs_grad(1)) {
+    Tensor yr = is_complex(y.dtype()) ? real(y) : y;
+    Tensor at_zero = logical_and(eq(x, zero_of(x)), ge(yr, zero_of(yr)));
+    gy = where(at_zero, zero_of(g), mul(g, conj(mul(c.output(0), log(x)))));
+  }
+  return {gx, gy};
+}
+
+// The gradient goes to the larger (smaller) input; on ties it is split equally (PyTorch).
+Grads extremum_vjp(const VjpContext& c, bool is_max) {
+  Tensor x = c.input(0), y = c.input(1), g = c.grad_output(0);
+  Tensor half = mul(g, scalar_like(0.5, g)), zero = zero_of(g), tie = eq(x, y);
+  auto grad_for = [&](const Tensor& wins) { return where(wins, g, where(tie, half, zero)); };
+  return {c.needs_grad(0) ? grad_for(is_max ? gt(x, y) : lt(x, y)) : Tensor(),
+          c.needs_grad(1) ? grad_for(is_max ? lt(x, y) : gt(x, y)) : Tensor()};
+}
+
+// d atan2(y, x) = (x dy - y dx) / (x^2 + y^2)
+Grads atan2_vjp(const VjpContext& c) {
+  Tensor y = c.input(0), x = c.input(1), g = c.grad_output(0);
+  Tensor scale = div(g, add(mul(x, x), mul(y, y)));
+  return {c.needs_grad(0) ? mul(scale, x) : Tensor(), c.needs_grad(1) ? neg(mul(scale, y)) : Tensor()};
+}
+
+}  // namespace
+
+SAMPAN_OP(core, pow)
+    .doc("x ** y with broadcasting. Integer powers are exact (a negative integer exponent is an "
+         "error); 0 ** 0 = 1.")
+    .args("x", "y")
+    .outputs("out")
+    .shape(pow_spec)
+    .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
+    .cpu([](const Tensor& x, const Tensor& y, Tensor& out) {
+      flagged_binary<Pow>("core::pow", x, y, out,
+                          [](DType t, const char* n, auto&& g) { visit_numeric(t, n, g); },
+                          "integers to negative integer powers are not allowed: 'y' has a negative "
+                          "element (convert 'x' to a floating dtype)");
+    })
+    .vjp(pow_vjp);
+
+SAMPAN_OP(core, maximum)
+    .doc("Elementwise larger of x and y (NaN wins). The gradient goes to the larger input and is "
+         "split equally on ties.")
+    .args("x", "y")
+    .outputs("out")
+    .shape(real_binary_spec)
+    .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64})
+    .cpu([](const Tensor& x, const Tensor& y, Tensor& out) {
+      promoted_binary("core::maximum", x, y, out, Maximum{}, VisitReal{});
+    })
+    .vjp([](const VjpContext& c) { return extremum_vjp(c, true); });
+
+SAMPAN_OP(core, minimum)
+    .doc("Elementwise smaller of x and y (NaN wins). The gradient goes to the smaller input and is "
+         "split equally on ties.")
+    .args("x", "y")
+    .outputs("out")
+    .shape(real_binary_spec)
+    .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64})
+    .cpu([](const Tensor& x, const Tensor& y, Tensor& out) {
+      promoted_binary("core::minimum", x, y, out, Minimum{}, VisitReal{});
+    })
+    .vjp([](const VjpContext& c) { return extremum_vjp(c, false); });
+
+SAMPAN_OP(core, atan2)
+    .doc("The angle of the point (x, y) in (-pi, pi], i.e. atan(y / x) in the right quadrant.")
+    .args("y", "x")
+    .outputs("out")
+    .shape(atan2_spec)
+    .dtypes({DType::Float32, DType::Float64})
+    .cpu([](const Tensor& y, const Tensor& x, Tensor& out) {
+      promoted_binary("core::atan2", y, x, out, Atan2{}, VisitFloating{});
+    })
+    .vjp(atan2_vjp);
+
+SAMPAN_OP(core, remainder)
+    .doc("x - y * floor(x / y): the remainder with the sign of y (Python's %). Integer division "
+         "by zero is an error.")
+    .args("x", "y")
+    .outputs("out")
+    .shape(real_binary_spec)
+    .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64})
+    .cpu([](const Tensor& x, const Tensor& y, Tensor& out) {
+      flagged_binary<Remainder>("core::remainder", x, y, out, VisitReal{}, "integer division by zero: 'y' has a zero");
+    })
+    .vjp([](const VjpContext& c) -> Grads {
+      // d/dx = 1, d/dy = -floor(x / y) (away from the jumps)
+      Tensor g = c.grad_output(0);
+      return {g, c.needs_grad(1) ? neg(mul(g, floor_divide(c.input(0), c.input(1)))) : Tensor()};
+    });
+
+SAMPAN_OP(core, floor_divide)
+    .doc("floor(x / y) (Python's //); integers stay integers. Integer division by zero is an "
+         "error. Piecewise constant: zero gradient.")
+    .args("x", "y")
+    .outputs("out")
+    .shape(real_binary_spec)
+    .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64})
+    .cpu([](const Tensor& x, const Tensor& y, Tensor& out) {
+      flagged_binary<FloorDivide>("core::floor_divide", x, y, out, VisitReal{},
+                                  "integer division by zero: 'y' has a zero");
+    })
+    .vjp([](const VjpContext& c) -> Grads {
+      Tensor z = zeros_like(c.grad_output(0));
+      return {z, z};
+    });
+
+// ------------------------------------------------------------------------------------------
+// where
+// ------------------------------------------------------------------------------------------
+
+SAMPAN_OP(core, where)
+    .doc("x where cond is true, else y; cond, x and y broadcast together and x, y are promoted "
+         "to a common dtype.")
+    .args("cond", "x", "y")
+    .outputs("out")
+    .shape([](const TensorSpec& cond, const TensorSpec& x, const TensorSpec& y) {
+      detail::check_dtype(cond.dtype == DType::Bool, "cond", cond.dtype, "bool (make one with eq, gt ...)");
+      return TensorSpec{broadcast_shapes(broadcast_shapes(cond.shape, x.shape), y.shape),
+                        promote_types(x.dtype, y.dtype), x.device};
+    })
+    .dtypes({DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
+    .cpu([](const Tensor& cond, const Tensor& x, const Tensor& y, Tensor& out) {
+      Tensor xc = x.dtype() == out.dtype() ? x : cast(x, out.dtype());
+      Tensor yc = y.dtype() == out.dtype() ? y : cast(y, out.dtype());
+      visit_all(out.dtype(), "core::where", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        detail::ternary_loop<bool, T, T>(cond, xc, yc, out, [](bool c, T a, T b) { return c ? a : b; });
+      });
+    })
+    .vjp([](const VjpContext& c) -> Grads {
+      Tensor cond = c.input(0), g = c.grad_output(0), zero = zero_of(g);
+      return {Tensor(), c.needs_grad(1) ? where(cond, g, zero) : Tensor(),
+              c.needs_grad(2) ? where(cond, zero, g) : Tensor()};
+    });
+
+SAMPAN_BINARY_API(pow)
+SAMPAN_BINARY_API(maximum)
+SAMPAN_BINARY_API(minimum)
+SAMPAN_BINARY_API(remainder)
+SAMPAN_BINARY_API(floor_divide)
+
+Tensor atan2(const Tensor& y, const Tensor& x) {
+  static OpHandle op("core::atan2");
+  return op(y, x)[0];
+}
+Tensor pow(const Tensor& x, double y) { return pow(x, scalar_like(y, x)); }
+Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y) {
+  static OpHandle op("core::where");
+  return op(cond, x, y)[0];
+}
 
 Tensor scalar_like(double value, const Tensor& like) {
   DType d = like.dtype();
@@ -103,5 +412,7 @@ Tensor scalar_like(double value, const Tensor& like) {
   else if (is_integral(d) && !integral_value) d = DType::Float32;
   return scalar_tensor(value, d, like.device());
 }
+
+#undef SAMPAN_BINARY_API
 
 }  // namespace sampan

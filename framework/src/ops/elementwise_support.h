@@ -61,6 +61,27 @@ void binary_loop(const Tensor& x, const Tensor& y, const Tensor& out, F f) {
                        kernels::Strided<const In>{static_cast<const In*>(y.raw_data()), sy.data()});
 }
 
+/// out = f(c, x, y) elementwise with 3-way broadcasting; c has element type C, x and y type In
+/// (core::where).
+template <class C, class In, class Out, class F>
+void ternary_loop(const Tensor& c, const Tensor& x, const Tensor& y, const Tensor& out, F f) {
+  Shape sc = broadcast_strides(c, out.shape()), sx = broadcast_strides(x, out.shape()),
+        sy = broadcast_strides(y, out.shape());
+  kernels::map_strided(out.dim(), out.shape().data(),
+                       kernels::Strided<Out>{static_cast<Out*>(out.raw_data()), out.strides().data()}, f,
+                       kernels::Strided<const C>{static_cast<const C*>(c.raw_data()), sc.data()},
+                       kernels::Strided<const In>{static_cast<const In*>(x.raw_data()), sx.data()},
+                       kernels::Strided<const In>{static_cast<const In*>(y.raw_data()), sy.data()});
+}
+
+/// Throws TypeError naming argument `arg`, its dtype and what was `expected`, unless `ok`.
+/// Shape functions call it so a bad dtype fails before anything is allocated.
+inline void check_dtype(bool ok, const char* arg, DType got, const char* expected) {
+  if (!ok)
+    throw TypeError(std::string("argument '") + arg + "' has dtype " + dtype_name(got) + ", expected " +
+                    expected);
+}
+
 /// The shape function of a broadcasting binary op with promoted dtype.
 inline TensorSpec broadcast_spec(const TensorSpec& x, const TensorSpec& y) {
   return TensorSpec{broadcast_shapes(x.shape, y.shape), promote_types(x.dtype, y.dtype), x.device};

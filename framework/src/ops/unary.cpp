@@ -1,62 +1,177 @@
-// sampan: elementwise unary math (core::neg, exp, log, real, conj).
+// sampan: elementwise unary math (core::neg, exp, log, real, conj, abs, sqrt, sin, erf, floor ...
+// and the in-place exp_, sqrt_). Activations (sigmoid, relu, gelu ...) are in activation.cpp.
+//
+// Dtype rules: floating functions turn integer and bool inputs into float32 (PyTorch's default
+// dtype); arithmetic that stays exact (abs, sign, square, floor ...) keeps integer dtypes.
+// Gradients of complex ops follow PyTorch: grad_x = grad_out * conj(d out / d x) for holomorphic
+// functions. Every vjp is written with ops, so it is differentiable again.
 #include <cmath>
+#include <type_traits>
 
-#include "sampan/ops.h"
-#include "elementwise_support.h"
+#include "unary_support.h"
 
 namespace sampan {
+
+using detail::is_complex_t;
 
 namespace {
 
 TensorSpec same_spec(const TensorSpec& x) { return x; }
-TensorSpec floating_spec(const TensorSpec& x) { return TensorSpec{x.shape, to_floating(x.dtype), x.device}; }
 TensorSpec real_spec(const TensorSpec& x) { return TensorSpec{x.shape, real_dtype(x.dtype), x.device}; }
 
-// out = f(x) with x converted to out's dtype first (integers to float for exp/log ...).
-template <class Visit, class F>
-void same_type_unary(const char* name, Visit visit, const Tensor& x, const Tensor& out, F f) {
-  Tensor xc = x.dtype() == out.dtype() ? x : cast(x, out.dtype());
-  visit(out.dtype(), name, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    detail::unary_loop<T, T>(xc, out, [&](T v) { return f(v); });
-  });
-}
+constexpr double kTwoOverSqrtPi = 1.12837916709551257390;  // 2 / sqrt(pi), d erf / dx at 0
 
+// ---- elementwise functions, one per op (instantiated for every dtype their visitor accepts) ----
+struct Neg { template <class T> T operator()(T v) const { return -v; } };
+struct Exp { template <class T> T operator()(T v) const { return std::exp(v); } };
+struct Log { template <class T> T operator()(T v) const { return std::log(v); } };
+struct Log1p { template <class T> T operator()(T v) const { return std::log1p(v); } };
+struct Expm1 { template <class T> T operator()(T v) const { return std::expm1(v); } };
+struct Sqrt { template <class T> T operator()(T v) const { return std::sqrt(v); } };
+struct Rsqrt { template <class T> T operator()(T v) const { return T(1) / std::sqrt(v); } };
+struct Sin { template <class T> T operator()(T v) const { return std::sin(v); } };
+struct Cos { template <class T> T operator()(T v) const { return std::cos(v); } };
+struct Tan { template <class T> T operator()(T v) const { return std::tan(v); } };
+struct Tanh { template <class T> T operator()(T v) const { return std::tanh(v); } };
+struct Erf { template <class T> T operator()(T v) const { return std::erf(v); } };
+struct Square { template <class T> T operator()(T v) const { return v * v; } };
+struct Reciprocal { template <class T> T operator()(T v) const { return T(1) / v; } };
+// Integers are already whole: floor, ceil and round are the identity on them.
+struct Floor {
+  template <class T> T operator()(T v) const {
+    if constexpr (std::is_integral_v<T>) return v; else return std::floor(v);
+  }
+};
+struct Ceil {
+  template <class T> T operator()(T v) const {
+    if constexpr (std::is_integral_v<T>) return v; else return std::ceil(v);
+  }
+};
+// Halves round to even (NumPy's and PyTorch's rule): nearbyint under the default rounding mode.
+struct Round {
+  template <class T> T operator()(T v) const {
+    if constexpr (std::is_integral_v<T>) return v; else return std::nearbyint(v);
+  }
+};
+// Real: -1, 0, +1 (NaN stays NaN). Complex: z / |z| and 0 at 0 (NumPy 2's sign, PyTorch's sgn).
+struct Sign {
+  template <class T> T operator()(T v) const {
+    if constexpr (is_complex_t<T>::value) {
+      auto a = std::abs(v);
+      return a == 0 ? T(0) : v / a;
+    } else if constexpr (std::is_integral_v<T>) {
+      return static_cast<T>((T(0) < v) - (v < T(0)));
+    } else {
+      return v > T(0) ? T(1) : (v < T(0) ? T(-1) : v);
+    }
+  }
+};
+
+// ---- vjps ----
+Tensor zero_grad(const VjpContext& c) { return zeros_like(c.grad_output(0)); }
+
+Grads sqrt_vjp(const VjpContext& c) {  // d sqrt(x) = 1 / (2 sqrt(x))
+  return {div(c.grad_output(0), conj(c.output(0) * 2.0))};
+}
+Grads exp_vjp(const VjpContext& c) { return {mul(c.grad_output(0), conj(c.output(0)))}; }
+
+// d sign(z)/dz for complex z (sign = z/|z|, not holomorphic): with s = sign(z),
+// grad = (g - s^2 conj(g)) / (2|z|), and 0 at z = 0 as in PyTorch's sgn_backward.
+Grads sign_vjp(const VjpContext& c) {
+  Tensor g = c.grad_output(0), x = c.input(0);
+  if (!is_complex(x.dtype())) return {zero_grad(c)};
+  Tensor s = c.output(0), a = abs(x);
+  Tensor r = div(sub(g, mul(mul(s, s), conj(g))), a * 2.0);
+  return {where(eq(a, scalar_like(0.0, a)), scalar_like(0.0, r), r)};
+}
 
 }  // namespace
 
-SAMPAN_OP(core, neg)
-    .doc("-x.")
-    .args("x")
-    .outputs("out")
-    .shape(same_spec)
-    .cpu([](const Tensor& x, Tensor& out) {
-      same_type_unary("core::neg", [](DType t, const char* n, auto&& g) { return visit_numeric(t, n, g); },
-                      x, out, [](auto v) { return -v; });
-    })
-    .vjp([](const VjpContext& c) -> Grads { return {neg(c.grad_output(0))}; });
+SAMPAN_UNARY_OP(neg, "-x.", detail::numeric_unary_spec, detail::VisitNumeric, detail::kNumericDTypes, Neg,
+                [](const VjpContext& c) -> Grads { return {neg(c.grad_output(0))}; })
+SAMPAN_UNARY_OP(exp, "e**x, elementwise.", detail::floating_unary_spec, detail::VisitFloatingComplex,
+                detail::kFloatingComplexDTypes, Exp, exp_vjp)
+SAMPAN_UNARY_OP(log, "Natural logarithm, elementwise.", detail::floating_unary_spec,
+                detail::VisitFloatingComplex, detail::kFloatingComplexDTypes, Log,
+                [](const VjpContext& c) -> Grads { return {div(c.grad_output(0), conj(c.input(0)))}; })
+SAMPAN_UNARY_OP(log1p, "log(1 + x), accurate for small x.", detail::real_floating_unary_spec,
+                detail::VisitFloating, detail::kFloatingDTypes, Log1p,
+                [](const VjpContext& c) -> Grads { return {div(c.grad_output(0), c.input(0) + 1.0)}; })
+SAMPAN_UNARY_OP(expm1, "exp(x) - 1, accurate for small x.", detail::real_floating_unary_spec,
+                detail::VisitFloating, detail::kFloatingDTypes, Expm1,
+                [](const VjpContext& c) -> Grads { return {mul(c.grad_output(0), c.output(0) + 1.0)}; })
+SAMPAN_UNARY_OP(sqrt, "Square root (principal branch for complex).", detail::floating_unary_spec,
+                detail::VisitFloatingComplex, detail::kFloatingComplexDTypes, Sqrt, sqrt_vjp)
+SAMPAN_UNARY_OP(rsqrt, "1 / sqrt(x).", detail::floating_unary_spec, detail::VisitFloatingComplex,
+                detail::kFloatingComplexDTypes, Rsqrt, [](const VjpContext& c) -> Grads {
+                  // d x^(-1/2) = -x^(-3/2) / 2 = -out^3 / 2
+                  Tensor o = c.output(0);
+                  return {mul(c.grad_output(0), conj(mul(mul(o, o), o) * -0.5))};
+                })
+SAMPAN_UNARY_OP(sin, "Sine (radians).", detail::floating_unary_spec, detail::VisitFloatingComplex,
+                detail::kFloatingComplexDTypes, Sin,
+                [](const VjpContext& c) -> Grads { return {mul(c.grad_output(0), conj(cos(c.input(0))))}; })
+SAMPAN_UNARY_OP(cos, "Cosine (radians).", detail::floating_unary_spec, detail::VisitFloatingComplex,
+                detail::kFloatingComplexDTypes, Cos,
+                [](const VjpContext& c) -> Grads { return {neg(mul(c.grad_output(0), conj(sin(c.input(0)))))}; })
+SAMPAN_UNARY_OP(tan, "Tangent (radians).", detail::floating_unary_spec, detail::VisitFloatingComplex,
+                detail::kFloatingComplexDTypes, Tan, [](const VjpContext& c) -> Grads {
+                  Tensor o = c.output(0);  // d tan = 1 + tan^2
+                  return {mul(c.grad_output(0), conj(o * o + 1.0))};
+                })
+SAMPAN_UNARY_OP(tanh, "Hyperbolic tangent.", detail::floating_unary_spec, detail::VisitFloatingComplex,
+                detail::kFloatingComplexDTypes, Tanh, [](const VjpContext& c) -> Grads {
+                  Tensor o = c.output(0);  // d tanh = 1 - tanh^2
+                  return {mul(c.grad_output(0), conj(1.0 - o * o))};
+                })
+SAMPAN_UNARY_OP(erf, "Gauss error function.", detail::real_floating_unary_spec, detail::VisitFloating,
+                detail::kFloatingDTypes, Erf, [](const VjpContext& c) -> Grads {
+                  Tensor x = c.input(0);  // d erf = 2/sqrt(pi) exp(-x^2)
+                  return {mul(c.grad_output(0), exp(neg(x * x)) * kTwoOverSqrtPi)};
+                })
+SAMPAN_UNARY_OP(square, "x * x (keeps integer dtypes).", detail::numeric_unary_spec, detail::VisitNumeric,
+                detail::kNumericDTypes, Square,
+                [](const VjpContext& c) -> Grads { return {mul(c.grad_output(0), conj(c.input(0) * 2.0))}; })
+SAMPAN_UNARY_OP(reciprocal, "1 / x (integers give float32).", detail::floating_unary_spec,
+                detail::VisitFloatingComplex, detail::kFloatingComplexDTypes, Reciprocal,
+                [](const VjpContext& c) -> Grads {
+                  Tensor o = c.output(0);  // d (1/x) = -1/x^2
+                  return {neg(mul(c.grad_output(0), conj(o * o)))};
+                })
+// Piecewise constant: the gradient is zero almost everywhere (as in PyTorch).
+SAMPAN_UNARY_OP(floor, "Largest integer <= x (identity on integer dtypes).", detail::real_numeric_unary_spec,
+                detail::VisitReal, detail::kRealDTypes, Floor,
+                [](const VjpContext& c) -> Grads { return {zero_grad(c)}; })
+SAMPAN_UNARY_OP(ceil, "Smallest integer >= x (identity on integer dtypes).", detail::real_numeric_unary_spec,
+                detail::VisitReal, detail::kRealDTypes, Ceil,
+                [](const VjpContext& c) -> Grads { return {zero_grad(c)}; })
+SAMPAN_UNARY_OP(round, "Nearest integer, halves to even (identity on integer dtypes).",
+                detail::real_numeric_unary_spec, detail::VisitReal, detail::kRealDTypes, Round,
+                [](const VjpContext& c) -> Grads { return {zero_grad(c)}; })
+SAMPAN_UNARY_OP(sign, "-1, 0 or +1 (NaN stays NaN); z/|z| for complex z (0 at 0).", detail::numeric_unary_spec,
+                detail::VisitNumeric, detail::kNumericDTypes, Sign, sign_vjp)
 
-SAMPAN_OP(core, exp)
-    .doc("e**x, elementwise.")
-    .args("x")
-    .outputs("out")
-    .shape(floating_spec)
-    .cpu([](const Tensor& x, Tensor& out) {
-      same_type_unary("core::exp", [](DType t, const char* n, auto&& g) { return visit_floating_complex(t, n, g); },
-                      x, out, [](auto v) { return std::exp(v); });
-    })
-    .vjp([](const VjpContext& c) -> Grads { return {mul(c.grad_output(0), conj(c.output(0)))}; });
+SAMPAN_UNARY_INPLACE_OP(exp_, "e**x, elementwise.", detail::inplace_floating_unary_spec,
+                        detail::VisitFloatingComplex, detail::kFloatingComplexDTypes, Exp, exp_vjp)
+SAMPAN_UNARY_INPLACE_OP(sqrt_, "Square root.", detail::inplace_floating_unary_spec, detail::VisitFloatingComplex,
+                        detail::kFloatingComplexDTypes, Sqrt, sqrt_vjp)
 
-SAMPAN_OP(core, log)
-    .doc("Natural logarithm, elementwise.")
+// |x|: keeps real dtypes (integers stay integers); complex gives its real counterpart.
+SAMPAN_OP(core, abs)
+    .doc("Absolute value; the modulus (a real tensor) for complex x.")
     .args("x")
     .outputs("out")
-    .shape(floating_spec)
+    .shape([](const TensorSpec& x) { return real_spec(detail::numeric_unary_spec(x)); })
+    .dtypes(detail::kNumericDTypes)
     .cpu([](const Tensor& x, Tensor& out) {
-      same_type_unary("core::log", [](DType t, const char* n, auto&& g) { return visit_floating_complex(t, n, g); },
-                      x, out, [](auto v) { return std::log(v); });
+      visit_numeric(x.dtype(), "core::abs", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        using R = decltype(std::abs(T{}));
+        detail::unary_loop<T, R>(x, out, [](T v) { return static_cast<R>(std::abs(v)); });
+      });
     })
-    .vjp([](const VjpContext& c) -> Grads { return {div(c.grad_output(0), conj(c.input(0)))}; });
+    // d|x| = sign(x) (z/|z| for complex: PyTorch's abs_backward); the subgradient 0 at 0.
+    .vjp([](const VjpContext& c) -> Grads { return {mul(c.grad_output(0), sign(c.input(0)))}; });
 
 SAMPAN_OP(core, real)
     .doc("Real part (a copy; identity values for real tensors).")
@@ -82,7 +197,7 @@ SAMPAN_OP(core, conj)
     .cpu([](const Tensor& x, Tensor& out) {
       visit_all(x.dtype(), "core::conj", [&](auto tag) {
         using T = typename decltype(tag)::type;
-        if constexpr (detail::is_complex_t<T>::value)
+        if constexpr (is_complex_t<T>::value)
           detail::unary_loop<T, T>(x, out, [](T v) { return std::conj(v); });
         else
           detail::unary_loop<T, T>(x, out, [](T v) { return v; });
@@ -90,16 +205,28 @@ SAMPAN_OP(core, conj)
     })
     .vjp([](const VjpContext& c) -> Grads { return {conj(c.grad_output(0))}; });
 
-#define SAMPAN_UNARY_API(NAME)                \
-  Tensor NAME(const Tensor& x) {              \
-    static OpHandle op("core::" #NAME);       \
-    return op(x)[0];                          \
-  }
 SAMPAN_UNARY_API(neg)
 SAMPAN_UNARY_API(exp)
 SAMPAN_UNARY_API(log)
 SAMPAN_UNARY_API(real)
-#undef SAMPAN_UNARY_API
+SAMPAN_UNARY_API(abs)
+SAMPAN_UNARY_API(log1p)
+SAMPAN_UNARY_API(expm1)
+SAMPAN_UNARY_API(sqrt)
+SAMPAN_UNARY_API(rsqrt)
+SAMPAN_UNARY_API(sin)
+SAMPAN_UNARY_API(cos)
+SAMPAN_UNARY_API(tan)
+SAMPAN_UNARY_API(tanh)
+SAMPAN_UNARY_API(erf)
+SAMPAN_UNARY_API(sign)
+SAMPAN_UNARY_API(floor)
+SAMPAN_UNARY_API(ceil)
+SAMPAN_UNARY_API(round)
+SAMPAN_UNARY_API(square)
+SAMPAN_UNARY_API(reciprocal)
+SAMPAN_UNARY_API(exp_)
+SAMPAN_UNARY_API(sqrt_)
 
 Tensor conj(const Tensor& x) {
   if (!is_complex(x.dtype())) return x;  // no copy, no node: conj of a real tensor is itself

@@ -259,9 +259,12 @@ void check_dtype_sweep(const OpSchema& op, const Values& sample, const std::vect
                        CheckOpReport& rep) {
   for (DType d : op.dtypes) {
     Values args = sample;
+    // Every run gets its own copies: an in-place op must not see the previous run's writes.
     for (Tensor* t : tensor_slots(args))
       if (is_differentiable(t->dtype()) && is_differentiable(d) && is_complex(t->dtype()) == is_complex(d))
         *t = cast(t->detach(), d);
+      else
+        *t = t->detach().clone();
     std::vector<Tensor> outs;
     try {
       NoGradGuard ng;

@@ -1,0 +1,200 @@
+// sampan: activation functions (core::sigmoid, relu, gelu, silu, softplus, clamp and the
+// in-place relu_, clamp_). Same dtype rules and vjp conventions as unary.cpp.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "unary_support.h"
+
+namespace sampan {
+
+namespace {
+
+constexpr double kSqrtHalf = 0.70710678118654752440;     // 1 / sqrt(2)
+constexpr double kInvSqrtTwoPi = 0.39894228040143267794;  // 1 / sqrt(2 pi), the normal density at 0
+
+struct Sigmoid { template <class T> T operator()(T v) const { return T(1) / (T(1) + std::exp(-v)); } };
+// `v < 0 ? 0 : v` rather than `v > 0 ? v : 0` so that NaN propagates, as in PyTorch.
+struct Relu { template <class T> T operator()(T v) const { return v < T(0) ? T(0) : v; } };
+// The exact GELU, x * Phi(x) with Phi the standard normal CDF (Hendrycks & Gimpel 2016, eq. 1).
+struct Gelu {
+  template <class T> T operator()(T v) const { return T(0.5) * v * (T(1) + std::erf(v * T(kSqrtHalf))); }
+};
+struct Silu { template <class T> T operator()(T v) const { return v / (T(1) + std::exp(-v)); } };
+
+Grads relu_vjp(const VjpContext& c) {
+  Tensor x = c.input(0), g = c.grad_output(0);
+  return {where(gt(x, scalar_like(0.0, x)), g, scalar_like(0.0, g))};
+}
+
+// ---- clamp: NaN bounds mean "no bound" (the C++ API maps std::nullopt to NaN) ----
+
+bool fractional(double b) { return std::isfinite(b) && b != std::trunc(b); }
+
+TensorSpec clamp_spec(const TensorSpec& x, double min, double max) {
+  detail::real_numeric_unary_spec(x);
+  if (std::isnan(min) && std::isnan(max))
+    throw ValueError("clamp needs at least one bound: 'min' and 'max' are both absent (NaN)");
+  // An integer tensor clamped to a fractional bound gives float32, as a Python float scalar would.
+  DType d = is_integral(x.dtype) && (fractional(min) || fractional(max)) ? DType::Float32 : x.dtype;
+  return TensorSpec{x.shape, d, x.device};
+}
+
+TensorSpec clamp_inplace_spec(const TensorSpec& x, double min, double max) {
+  TensorSpec s = clamp_spec(x, min, max);
+  if (s.dtype != x.dtype)
+    throw TypeError(std::string("in-place clamp of a ") + dtype_name(x.dtype) +
+                    " tensor to fractional bounds would give " + dtype_name(s.dtype) +
+                    "; use the out-of-place clamp");
+  return s;
+}
+
+// A bound in T: NaN (absent) becomes the widest value; integer bounds saturate to T's range.
+template <class T> T clamp_bound(double b, bool lower) {
+  using L = std::numeric_limits<T>;
+  if constexpr (std::is_integral_v<T>) {
+    if (std::isnan(b)) return lower ? L::lowest() : L::max();
+    if (b <= static_cast<double>(L::lowest())) return L::lowest();
+    if (b >= static_cast<double>(L::max())) return L::max();
+    return static_cast<T>(b);
+  } else {
+    if (std::isnan(b)) return lower ? -L::infinity() : L::infinity();
+    return static_cast<T>(b);
+  }
+}
+
+void clamp_kernel(const char* name, const Tensor& x, double min, double max, Tensor& out) {
+  Tensor xc = x.dtype() == out.dtype() ? x : cast(x, out.dtype());
+  visit_real(out.dtype(), name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T lo = clamp_bound<T>(min, true), hi = clamp_bound<T>(max, false);
+    // min(max(x, lo), hi) as PyTorch: hi wins when lo > hi; NaN x stays NaN.
+    detail::unary_loop<T, T>(xc, out, [lo, hi](T v) {
+      T r = v < lo ? lo : v;
+      return r > hi ? hi : r;
+    });
+  });
+}
+
+// The gradient passes where lo <= x <= hi (both inclusive, as PyTorch's clamp_backward).
+Grads clamp_vjp(const VjpContext& c) {
+  Tensor x = c.input(0), g = c.grad_output(0);
+  double lo = c.attr<double>(1), hi = c.attr<double>(2);
+  Tensor mask;
+  if (!std::isnan(lo)) mask = ge(x, scalar_like(lo, x));
+  if (!std::isnan(hi)) {
+    Tensor m = le(x, scalar_like(hi, x));
+    mask = mask.defined() ? logical_and(mask, m) : m;
+  }
+  return {where(mask, g, scalar_like(0.0, g))};
+}
+
+// ---- softplus ----
+
+void check_beta(double beta) {
+  if (beta == 0 || !std::isfinite(beta))
+    throw ValueError("softplus: 'beta' must be finite and nonzero, got " + std::to_string(beta));
+}
+
+}  // namespace
+
+SAMPAN_UNARY_OP(sigmoid, "The logistic function 1 / (1 + exp(-x)).", detail::floating_unary_spec,
+                detail::VisitFloatingComplex, detail::kFloatingComplexDTypes, Sigmoid,
+                [](const VjpContext& c) -> Grads {
+                  Tensor s = c.output(0);  // d sigmoid = s (1 - s)
+                  return {mul(c.grad_output(0), conj(mul(s, 1.0 - s)))};
+                })
+SAMPAN_UNARY_OP(relu, "max(x, 0) (NaN propagates; keeps integer dtypes).", detail::real_numeric_unary_spec,
+                detail::VisitReal, detail::kRealDTypes, Relu, relu_vjp)
+SAMPAN_UNARY_INPLACE_OP(relu_, "max(x, 0).", detail::real_numeric_unary_spec, detail::VisitReal,
+                        detail::kRealDTypes, Relu, relu_vjp)
+SAMPAN_UNARY_OP(gelu, "The exact GELU x * Phi(x) = x/2 (1 + erf(x / sqrt 2)).", detail::real_floating_unary_spec,
+                detail::VisitFloating, detail::kFloatingDTypes, Gelu, [](const VjpContext& c) -> Grads {
+                  // d (x Phi(x)) = Phi(x) + x phi(x), phi the standard normal density
+                  Tensor x = c.input(0);
+                  Tensor cdf = (erf(x * kSqrtHalf) + 1.0) * 0.5;
+                  Tensor pdf = exp(x * x * -0.5) * kInvSqrtTwoPi;
+                  return {mul(c.grad_output(0), cdf + x * pdf)};
+                })
+SAMPAN_UNARY_OP(silu, "x * sigmoid(x) (also called swish).", detail::real_floating_unary_spec,
+                detail::VisitFloating, detail::kFloatingDTypes, Silu, [](const VjpContext& c) -> Grads {
+                  // d (x s) = s + x s (1 - s) = s (1 + x (1 - s))
+                  Tensor x = c.input(0);
+                  Tensor s = sigmoid(x);
+                  return {mul(c.grad_output(0), s * (x * (1.0 - s) + 1.0))};
+                })
+
+SAMPAN_OP(core, softplus)
+    .doc("log(1 + exp(beta x)) / beta, and x itself where beta x > threshold (as PyTorch). Computed "
+         "as (max(z, 0) + log1p(exp(-|z|))) / beta with z = beta x, which neither overflows nor loses "
+         "the small values.")
+    .args("x", "beta", "threshold")
+    .outputs("out")
+    .shape([](const TensorSpec& x, double beta, double) {
+      check_beta(beta);
+      return detail::real_floating_unary_spec(x);
+    })
+    .dtypes(detail::kFloatingDTypes)
+    .cpu([](const Tensor& x, double beta, double threshold, Tensor& out) {
+      Tensor xc = x.dtype() == out.dtype() ? x : cast(x, out.dtype());
+      visit_floating(out.dtype(), "core::softplus", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const T b = static_cast<T>(beta), t = static_cast<T>(threshold);
+        detail::unary_loop<T, T>(xc, out, [b, t](T v) {
+          T z = v * b;
+          return z > t ? v : ((z < T(0) ? T(0) : z) + std::log1p(std::exp(-std::abs(z)))) / b;
+        });
+      });
+    })
+    .vjp([](const VjpContext& c) -> Grads {
+      // d softplus = sigmoid(beta x), and 1 on the linear part
+      Tensor x = c.input(0), g = c.grad_output(0);
+      Tensor z = x * c.attr<double>(1);
+      return {where(gt(z, scalar_like(c.attr<double>(2), z)), g, mul(g, sigmoid(z)))};
+    });
+
+SAMPAN_OP(core, clamp)
+    .doc("min(max(x, min), max); a NaN bound means no bound on that side. Integer x with a "
+         "fractional bound gives float32. The gradient passes where min <= x <= max.")
+    .args("x", "min", "max")
+    .outputs("out")
+    .shape(clamp_spec)
+    .dtypes(detail::kRealDTypes)
+    .cpu([](const Tensor& x, double min, double max, Tensor& out) { clamp_kernel("core::clamp", x, min, max, out); })
+    .vjp(clamp_vjp);
+
+SAMPAN_OP(core, clamp_)
+    .doc("min(max(x, min), max) written into x; a NaN bound means no bound on that side.")
+    .args("x", "min", "max")
+    .outputs("x")
+    .inplace(0, 0)
+    .shape(clamp_inplace_spec)
+    .dtypes(detail::kRealDTypes)
+    .cpu([](const Tensor& x, double min, double max, Tensor& out) { clamp_kernel("core::clamp_", x, min, max, out); })
+    .vjp(clamp_vjp);
+
+SAMPAN_UNARY_API(sigmoid)
+SAMPAN_UNARY_API(relu)
+SAMPAN_UNARY_API(relu_)
+SAMPAN_UNARY_API(gelu)
+SAMPAN_UNARY_API(silu)
+
+Tensor softplus(const Tensor& x, double beta, double threshold) {
+  static OpHandle op("core::softplus");
+  return op(x, beta, threshold)[0];
+}
+
+namespace {
+double bound_or_nan(const std::optional<double>& b) { return b ? *b : std::nan(""); }
+}  // namespace
+
+Tensor clamp(const Tensor& x, std::optional<double> min, std::optional<double> max) {
+  static OpHandle op("core::clamp");
+  return op(x, bound_or_nan(min), bound_or_nan(max))[0];
+}
+Tensor clamp_(const Tensor& x, std::optional<double> min, std::optional<double> max) {
+  static OpHandle op("core::clamp_");
+  return op(x, bound_or_nan(min), bound_or_nan(max))[0];
+}
+
+}  // namespace sampan
