@@ -6,6 +6,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "sampan/op.h"
 #include "sampan/tensor.h"
 
@@ -13,12 +17,24 @@ namespace sampan::python {
 
 namespace py = pybind11;
 
-// ---- registration, one per binding file (called in this order by module.cpp) ----
+// ---- registration, one per binding file ----
+// The core concepts, called in this order by module.cpp:
 void init_dtype(py::module_& m);
 void init_tensor(py::module_& m);
 void init_ops(py::module_& m);
 void init_autograd(py::module_& m);
 void init_testing(py::module_& m);
+
+using BindingInit = void (*)(py::module_& m);
+/// The bindings of other modules (io, nn, quantum ...) register themselves, so that adding a
+/// binding file touches no other file: at namespace scope in foo_binding.cpp write
+///   SAMPAN_PYTHON_BINDING(foo, init_foo);
+/// and module.cpp calls init_foo(m) after the core concepts (in the order of their names).
+struct BindingRegistration {
+  BindingRegistration(const char* name, BindingInit init);
+};
+/// (name, init) of every registered module binding, sorted by name.
+std::vector<std::pair<std::string, BindingInit>> registered_bindings();
 
 // ---- dtypes (dtype_binding.cpp) ----
 /// The module-level dtype object (`sampan.float32` ...): one object per dtype, so `is` works.
@@ -50,3 +66,6 @@ py::object outputs_to_python(std::vector<Tensor>&& outs);
 void set_tensor_factory(py::object factory);
 
 }  // namespace sampan::python
+
+#define SAMPAN_PYTHON_BINDING(name, init) \
+  static const ::sampan::python::BindingRegistration sampan_python_binding_##name(#name, init)

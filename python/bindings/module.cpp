@@ -8,7 +8,28 @@
 #define SAMPAN_VERSION "0.0.0"
 #endif
 
+#include <algorithm>
+
 namespace sampan::python {
+
+namespace {
+// Filled by static initializers when the extension is loaded, before PyInit__C runs.
+std::vector<std::pair<std::string, BindingInit>>& binding_table() {
+  static std::vector<std::pair<std::string, BindingInit>> table;
+  return table;
+}
+}  // namespace
+
+BindingRegistration::BindingRegistration(const char* name, BindingInit init) {
+  binding_table().emplace_back(name, init);
+}
+
+std::vector<std::pair<std::string, BindingInit>> registered_bindings() {
+  auto table = binding_table();
+  std::stable_sort(table.begin(), table.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return table;
+}
+
 namespace {
 
 void translate_exceptions() {
@@ -46,6 +67,7 @@ PYBIND11_MODULE(_C, m) {
   sp::init_ops(m);
   sp::init_autograd(m);
   sp::init_testing(m);
+  for (const auto& [name, init] : sp::registered_bindings()) init(m);
 
   m.attr("__version__") = SAMPAN_VERSION;
   m.def("set_num_threads", &sampan::set_num_threads, pybind11::arg("n"),

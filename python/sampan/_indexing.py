@@ -26,10 +26,16 @@ from ._C import Tensor
 _SLICE_END = 2**63 - 1
 
 
+_op_cache = {}
+
+
 def _op(name):
-    fn = _ops.function("core::" + name)
+    fn = _op_cache.get(name)
     if fn is None:
-        raise NotImplementedError(f"indexing needs op core::{name}, which is not registered")
+        fn = _ops.function("core::" + name)
+        if fn is None:
+            raise NotImplementedError(f"indexing needs op core::{name}, which is not registered")
+        _op_cache[name] = fn
     return fn
 
 
@@ -114,8 +120,8 @@ def _is_full(e):
 # ---- reading ----------------------------------------------------------------------------------
 
 def _basic_view(x, entries):
-    """x indexed by entries of kind int, slice and none: a view."""
-    dim = 0
+    """x indexed by entries of kind int, slice and none: a view (a new one even for x[...])."""
+    dim, source = 0, x
     for e in entries:
         if e.kind == "none":
             x = _op("unsqueeze")(x, dim)
@@ -126,6 +132,18 @@ def _basic_view(x, entries):
             dim += 1
         else:
             x = _op("select")(x, dim, e.value)
+    return _op("permute")(x, list(range(x.ndim))) if x is source else x
+
+
+def _ints_and_slices(x, key):
+    """The common keys (an int, a slice, or a tuple of them) without building entries."""
+    dim = 0
+    for k in key:
+        if type(k) is int:
+            x = _op("select")(x, dim, k)
+        else:
+            x = _op("slice")(x, dim, *_slice_bounds(k))
+            dim += 1
     return x
 
 
@@ -180,6 +198,11 @@ class _Advanced:
 
 
 def getitem(x, key):
+    t = type(key)
+    if t is int or t is slice:
+        return _ints_and_slices(x, (key,))
+    if t is tuple and len(key) <= x.ndim and all(type(k) is int or type(k) is slice for k in key):
+        return _ints_and_slices(x, key)
     entries = _expand(x, key)
     if all(e.kind != "array" for e in entries):
         return _basic_view(x, entries)
