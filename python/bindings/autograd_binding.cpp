@@ -38,7 +38,9 @@ void init_autograd(py::module_& m) {
   m.def("backward", [](const py::sequence& tensors, const py::object& grad_tensors, bool retain_graph,
                        bool create_graph) {
     auto outs = tensor_list(tensors, "backward(tensors)");
-    sampan::backward(outs, grad_list(grad_tensors, outs), retain_graph, create_graph);
+    auto grads = grad_list(grad_tensors, outs);
+    py::gil_scoped_release nogil;  // hooks take the GIL back when they run
+    sampan::backward(outs, grads, retain_graph, create_graph);
   }, py::arg("tensors"), py::arg("grad_tensors") = py::none(), py::arg("retain_graph") = false,
      py::arg("create_graph") = false);
 
@@ -46,7 +48,12 @@ void init_autograd(py::module_& m) {
                    bool create_graph, bool retain_graph, bool allow_unused) {
     auto outs = tensor_list(outputs, "grad(outputs)");
     auto ins = tensor_list(inputs, "grad(inputs)");
-    auto res = sampan::grad(outs, ins, grad_list(grad_outputs, outs), create_graph, retain_graph, allow_unused);
+    auto grads = grad_list(grad_outputs, outs);
+    std::vector<Tensor> res;
+    {
+      py::gil_scoped_release nogil;
+      res = sampan::grad(outs, ins, grads, create_graph, retain_graph, allow_unused);
+    }
     py::tuple t(res.size());
     for (size_t i = 0; i < res.size(); ++i) t[i] = res[i].defined() ? py::cast(res[i]) : py::none();
     return t;

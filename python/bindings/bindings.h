@@ -43,6 +43,12 @@ py::object dtype_object(DType d);
 /// or the Python types bool/int/float/complex. Throws TypeError naming what was given.
 DType to_dtype(py::handle obj);
 
+// ---- the GIL ----
+// Ops, backward and check_op run with the GIL released: other Python threads go on meanwhile,
+// and an OpenMP worker that drops the last view of NumPy-borrowed memory can take the GIL to
+// release the array without waiting on a thread that holds it. Everything that touches Python
+// objects (hooks, borrowed-buffer releases) takes the GIL itself.
+
 // ---- Python values to sampan values (convert.cpp) ----
 /// Whether `obj` is a Python or NumPy scalar (bool, int, float, complex, np.generic).
 bool is_python_scalar(py::handle obj);

@@ -19,7 +19,12 @@ class PyOpHandle {
   explicit PyOpHandle(const std::string& name) : op_(&find_op(name)) {}
   py::object call(const py::args& args, const py::kwargs& kwargs) const {
     Values values = to_values(*op_, args, kwargs.empty() ? nullptr : &kwargs);
-    return outputs_to_python(call_op(*op_, std::move(values)));
+    std::vector<Tensor> outs;
+    {
+      py::gil_scoped_release nogil;  // see bindings.h: ops run without the GIL
+      outs = call_op(*op_, std::move(values));
+    }
+    return outputs_to_python(std::move(outs));
   }
   const OpSchema& schema() const { return *op_; }
 
@@ -71,20 +76,25 @@ py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotI
 
 using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);
 
+Tensor call_without_gil(BinaryFn f, const Tensor& a, const Tensor& b) {
+  py::gil_scoped_release nogil;
+  return f(a, b);
+}
+
 template <BinaryFn F> py::object forward_op(const Tensor& a, py::handle b) {
   auto t = operand(b, a);
-  return t ? py::cast(F(a, *t)) : not_implemented();
+  return t ? py::cast(call_without_gil(F, a, *t)) : not_implemented();
 }
 template <BinaryFn F> py::object reflected_op(const Tensor& a, py::handle b) {
   auto t = operand(b, a);
-  return t ? py::cast(F(*t, a)) : not_implemented();
+  return t ? py::cast(call_without_gil(F, *t, a)) : not_implemented();
 }
 // x += y writes into x and returns the same Python object.
 template <BinaryFn F> py::object inplace_op(py::object self, py::handle b) {
   const Tensor& a = self.cast<const Tensor&>();
   auto t = operand(b, a);
   if (!t) return not_implemented();
-  F(a, *t);
+  call_without_gil(F, a, *t);
   return self;
 }
 
@@ -129,7 +139,7 @@ void init_ops(py::module_& m) {
       .def("__isub__", &inplace_op<sub_>, py::arg("other"))
       .def("__imul__", &inplace_op<mul_>, py::arg("other"))
       .def("__itruediv__", &inplace_op<div_>, py::arg("other"))
-      .def("__neg__", [](const Tensor& a) { return neg(a); });
+      .def("__neg__", [](const Tensor& a) { return neg(a); }, py::call_guard<py::gil_scoped_release>());
 }
 
 }  // namespace sampan::python

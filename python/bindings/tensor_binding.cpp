@@ -238,6 +238,7 @@ void init_tensor(py::module_& m) {
            "replaces the gradient, None keeps it.")
       .def("backward", [](const Tensor& t, py::object gradient, bool retain_graph, bool create_graph) {
         Tensor g = gradient.is_none() ? Tensor() : to_tensor(gradient, t, "backward(gradient)");
+        py::gil_scoped_release nogil;  // hooks take the GIL back when they run
         t.backward(g, retain_graph, create_graph);
       }, py::arg("gradient") = py::none(), py::arg("retain_graph") = false, py::arg("create_graph") = false,
          "Accumulates d(self)/d(leaf) into each leaf's .grad (gradient is needed unless self has "

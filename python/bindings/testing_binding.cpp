@@ -30,7 +30,9 @@ void init_testing(py::module_& m) {
 
   m.def("check_op", [](const std::string& name, const py::args& sample_args, const CheckOpOptions& options) {
     const OpSchema& op = find_op(name);
-    return check_op(op, to_values(op, sample_args, nullptr), options);
+    Values values = to_values(op, sample_args, nullptr);
+    py::gil_scoped_release nogil;
+    return check_op(op, values, options);
   }, py::arg("name"), py::arg("options"),
      "Runs the generic op checks on op `name` with the sample arguments (converted by the schema).");
 }

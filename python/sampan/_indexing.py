@@ -14,6 +14,7 @@ out-of-place ops (core::slice_scatter / select_scatter / index_copy / masked_fil
 result copied into ``x``, so gradients flow to ``value`` and to the kept part of ``x``. As in
 PyTorch, a leaf that requires grad cannot be assigned into (use ``with sp.no_grad():``).
 """
+import math
 import numbers
 import operator
 
@@ -171,7 +172,7 @@ class _Advanced:
         self.rest = [d for d in range(y.ndim) if d not in self.dims]
         self.sizes = [y.shape[d] for d in self.dims]
         # NumPy decides which of the advanced positions are picked, in which result shape.
-        grid = np.arange(int(np.prod(self.sizes, dtype=np.int64))).reshape(self.sizes)
+        grid = np.arange(math.prod(self.sizes)).reshape(self.sizes)
         try:
             self.linear = grid[tuple(arrays)]
         except IndexError as err:
@@ -185,11 +186,10 @@ class _Advanced:
         """t (y's shape) with the advanced dimensions moved first and merged into one."""
         t = _op("permute")(t, self.dims + self.rest)
         rest_sizes = [self.y.shape[d] for d in self.rest]
-        return _op("reshape")(t, [int(np.prod(self.sizes, dtype=np.int64))] + rest_sizes)
+        return _op("reshape")(t, [math.prod(self.sizes)] + rest_sizes)
 
     def index_tensor(self):
-        from ._creation import from_numpy
-        return from_numpy(np.asarray(self.linear, dtype=np.int64, order="C"))
+        return _index_tensor(self.linear)
 
     def result_order(self):
         """Permutation from (index dims, rest dims) to NumPy's result order."""
@@ -206,13 +206,22 @@ def getitem(x, key):
     entries = _expand(x, key)
     if all(e.kind != "array" for e in entries):
         return _basic_view(x, entries)
-    arrays = [e for e in entries if e.kind == "array"]
-    if len(entries) == 1 and arrays[0].value.dtype == np.bool_ and arrays[0].value.shape == x.shape:
-        return _op("masked_select")(x, from_mask(arrays[0].value))
+    arrays = [i for i, e in enumerate(entries) if e.kind == "array"]
+    first = entries[arrays[0]].value
+    if len(arrays) == 1 and all(_is_full(e) for i, e in enumerate(entries) if i != arrays[0]):
+        if first.dtype != np.bool_:  # one integer array along one axis: NumPy's take
+            return _op("index_select")(x, arrays[0], _index_tensor(first))
+        if first.shape == x.shape:  # a full boolean mask
+            return _op("masked_select")(x, from_mask(first))
     adv = _Advanced(x, entries)
     out = _op("index_select")(adv.merged(adv.y), 0, adv.index_tensor())
     order = adv.result_order()
     return out if order == sorted(order) else _op("permute")(out, order)
+
+
+def _index_tensor(indices):
+    from ._creation import from_numpy
+    return from_numpy(np.asarray(indices, dtype=np.int64, order="C"))
 
 
 def from_mask(mask):

@@ -107,6 +107,8 @@ def test_tensor_stays_hashable_with_eq():
 def test_other_binary_operators(op_name, fn, ref):
     require_op(op_name)
     a, b = np.array([1.5, -2.5, 3.0]), np.array([2.0, 1.5, -2.0])
+    if op_name == "core::pow":
+        a = np.abs(a)  # a negative base with a fractional exponent is NaN
     x, y = sp.tensor(a, dtype=sp.float64), sp.tensor(b, dtype=sp.float64)
     np.testing.assert_allclose(fn(x, y).numpy(), ref(a, b))
     np.testing.assert_allclose(fn(x, 2.0).numpy(), ref(a, 2.0))
