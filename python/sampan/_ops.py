@@ -45,6 +45,10 @@ _DEFAULTS_BY_OP = {
 # separate arguments: x.reshape(2, 3), x.permute(1, 0), x.squeeze().
 _VARARGS_KINDS = ["Tensor", "List[int]"]
 
+# core ops whose first tensor is not "self" in the PyTorch sense (torch's x.where(cond, y) is
+# where(cond, x, y)): functions only, no methods.
+_NOT_METHODS = {"where", "polar", "complex"}
+
 
 def _defaults(schema, kinds):
     names = schema["arg_names"]
@@ -183,7 +187,7 @@ def _refresh():
         setattr(_namespace(schema["namespace"]), attr, fn)
         if schema["namespace"] == "core":
             _install_top_level(attr, fn)
-            if schema["arg_kinds"] and schema["arg_kinds"][0] == "Tensor":
+            if schema["arg_kinds"] and schema["arg_kinds"][0] == "Tensor" and attr not in _NOT_METHODS:
                 _install_method(attr, fn)
     from . import _operators
     _operators.install()

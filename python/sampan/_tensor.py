@@ -143,6 +143,16 @@ def _swap_last_two(self):
     return self.permute(dims)
 
 
+def _part(op_name, doc):
+    def get(self):
+        from . import _ops
+        fn = _ops.function(op_name)
+        if fn is None:
+            raise NotImplementedError(f"{op_name} is not registered")
+        return fn(self)
+    return property(get, doc=doc)
+
+
 def _rebuild(array, dtype_name, requires_grad):
     from ._creation import tensor
     return tensor(array, dtype=dtype_name, requires_grad=requires_grad)
@@ -161,6 +171,9 @@ _METHODS = {
     "half": _converter(_C.float16), "bfloat16": _converter(_C.bfloat16),
     "int": _converter(_C.int32), "long": _converter(_C.int64), "bool": _converter(_C.bool),
     "T": property(_reverse_dims), "mT": property(_swap_last_two),
+    # properties as in NumPy and PyTorch (copies here, not views)
+    "real": _part("core::real", "The real part (a copy; the values for real tensors)."),
+    "imag": _part("core::imag", "The imaginary part (a copy; zeros for real tensors)."),
     # NumPy defers `ndarray <op> tensor` to the tensor's reflected operator.
     "__array_priority__": 1000,
 }

@@ -191,3 +191,14 @@ def test_namespaces():
     import sampan.testing
     import sampan.utils
     assert sampan.ops is sp.ops and inspect.ismodule(sp.ops.core)
+
+
+def test_real_and_imag_properties():
+    z = sp.tensor([1 + 2j, 3 - 4j], dtype=sp.complex128)
+    assert z.real.tolist() == [1.0, 3.0] and z.real.dtype is sp.float64
+    if sp._C.has_op("core::imag"):
+        assert z.imag.tolist() == [2.0, -4.0]
+
+
+def test_where_is_not_a_method():
+    assert not hasattr(sp.Tensor, "where") or sp.Tensor.where.__sampan_op__ != "core::where"
