@@ -1,4 +1,6 @@
-// sampan: creation ops (core::full, core::arange) and the creation helpers built on them.
+// sampan: creation ops (core::full, arange, linspace, eye, one_hot) and the creation helpers
+// built on them. None is differentiable: their outputs depend on no tensor that could need a gradient.
+#include <algorithm>
 #include <cmath>
 
 #include "sampan/ops.h"
@@ -55,6 +57,84 @@ SAMPAN_OP(core, arange)
     })
     .nondifferentiable();
 
+SAMPAN_OP(core, linspace)
+    .doc("`steps` values evenly spaced from `start` to `end`, both included.")
+    .args("start", "end", "steps", "dtype")
+    .outputs("out")
+    .shape([](double, double, int64_t steps, const std::string& dtype) {
+      if (steps < 0) throw ValueError("linspace: steps must be >= 0, got " + std::to_string(steps));
+      return TensorSpec{{steps}, dtype_from_name(dtype)};
+    })
+    .cpu([](double start, double end, int64_t steps, const std::string&, Tensor& out) {
+      visit_all(out.dtype(), "core::linspace", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        T* p = out.data<T>();
+        const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
+        // The second half counts back from `end`, so both ends are exact and the spacing is
+        // symmetric (as NumPy and PyTorch do).
+        for (int64_t i = 0; i < steps; ++i) {
+          double v = (steps == 1 || i < steps / 2) ? start + step * static_cast<double>(i) : end - step * static_cast<double>(steps - 1 - i);
+          p[i] = detail::convert_value<T>(v);
+        }
+      });
+    })
+    .nondifferentiable();
+
+SAMPAN_OP(core, eye)
+    .doc("An n x m matrix with ones on the main diagonal (m = -1: square).")
+    .args("n", "m", "dtype")
+    .outputs("out")
+    .shape([](int64_t n, int64_t m, const std::string& dtype) {
+      if (n < 0 || m < -1) throw ValueError("eye: sizes must be >= 0, got n = " + std::to_string(n) + ", m = " + std::to_string(m));
+      return TensorSpec{{n, m < 0 ? n : m}, dtype_from_name(dtype)};
+    })
+    .cpu([](int64_t, int64_t, const std::string&, Tensor& out) {
+      fill_kernel({}, 0.0, "", out);
+      visit_all(out.dtype(), "core::eye", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        T* p = out.data<T>();
+        const int64_t rows = out.shape()[0], cols = out.shape()[1];
+        for (int64_t i = 0; i < std::min(rows, cols); ++i) p[i * cols + i] = detail::convert_value<T>(1.0);
+      });
+    })
+    .nondifferentiable();
+
+SAMPAN_OP(core, one_hot)
+    .doc("out[..., c] = 1 where c == index[...] else 0, int64 with shape index.shape + "
+         "[num_classes] (num_classes = -1: max(index) + 1).")
+    .args("index", "num_classes")
+    .outputs("out")
+    .shape([](const TensorSpec& index, int64_t num_classes) {
+      if (!is_integral(index.dtype))
+        throw TypeError(std::string("one_hot: index must be an int32 or int64 tensor, got ") + dtype_name(index.dtype));
+      if (num_classes < -1) throw ValueError("one_hot: num_classes must be >= 0 (or -1 to infer it), got " + std::to_string(num_classes));
+      Shape s = index.shape;
+      s.push_back(num_classes);
+      return TensorSpec{s, DType::Int64, index.device};
+    })
+    .cpu([](const Tensor& index, int64_t num_classes, Tensor& out) {
+      Tensor ic = cast(index, DType::Int64).contiguous();
+      const int64_t* ip = ic.data<int64_t>();
+      const int64_t n = ic.numel();
+      if (num_classes < 0) {
+        num_classes = 0;
+        for (int64_t i = 0; i < n; ++i) num_classes = std::max(num_classes, ip[i] + 1);
+      }
+      for (int64_t i = 0; i < n; ++i)
+        if (ip[i] < 0 || ip[i] >= num_classes)
+          throw IndexError("one_hot: class index " + std::to_string(ip[i]) + " (at position " + std::to_string(i) +
+                           ") is out of range for num_classes " + std::to_string(num_classes));
+      if (!out.defined()) {
+        Shape s = index.shape();
+        s.push_back(num_classes);
+        out = Tensor::empty(s, DType::Int64, index.device());
+      }
+      int64_t* p = out.data<int64_t>();
+      std::fill(p, p + out.numel(), int64_t(0));
+      for (int64_t i = 0; i < n; ++i) p[i * num_classes + ip[i]] = 1;
+    })
+    .nondifferentiable();
+
 Tensor full(const Shape& shape, double value, DType dtype, Device device) {
   static OpHandle op("core::full");
   if (!device.is_cpu()) throw NotImplementedError("full on " + device.str() + " is not built yet");
@@ -70,6 +150,19 @@ Tensor scalar_tensor(double value, DType dtype, Device device) { return full({},
 Tensor arange(double start, double end, double step, DType dtype, Device) {
   static OpHandle op("core::arange");
   return op(start, end, step, std::string(dtype_name(dtype)))[0];
+}
+
+Tensor linspace(double start, double end, int64_t steps, DType dtype) {
+  static OpHandle op("core::linspace");
+  return op(start, end, steps, std::string(dtype_name(dtype)))[0];
+}
+Tensor eye(int64_t n, int64_t m, DType dtype) {
+  static OpHandle op("core::eye");
+  return op(n, m, std::string(dtype_name(dtype)))[0];
+}
+Tensor one_hot(const Tensor& index, int64_t num_classes) {
+  static OpHandle op("core::one_hot");
+  return op(index, num_classes)[0];
 }
 
 Tensor from_vector(const std::vector<double>& values, const Shape& shape, DType dtype) {

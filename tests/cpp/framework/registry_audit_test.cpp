@@ -146,6 +146,15 @@ const std::map<std::string, Sample>& samples() {
       {"core::segment_max", [] { return std::vector<Values>{{f64({5, 3}), from_vector({2, 0, 2, 3, 0}, {5}, DType::Int64), int64_t(4)}}; }},
       {"core::segment_min", [] { return std::vector<Values>{{f64({5, 3}), from_vector({2, 0, 2, 3, 0}, {5}, DType::Int64), int64_t(4)}}; }},
       {"core::segment_count", [] { return std::vector<Values>{{from_vector({2, 0, 2, 3, 0}, {5}, DType::Int64), int64_t(5)}}; }},
+      // creation (creation.cpp) and random (random.cpp)
+      {"core::linspace", [] { return std::vector<Values>{{0.0, 1.0, int64_t(5), std::string("float64")}}; }},
+      {"core::eye", [] { return std::vector<Values>{{int64_t(3), int64_t(2), std::string("float32")}}; }},
+      {"core::one_hot", [] { return std::vector<Values>{{from_vector({2, 0, 1}, {3}, DType::Int64), int64_t(4)}}; }},
+      {"core::rand", [] { return std::vector<Values>{{IntList{3, 2}, std::string("float64"), int64_t(5), int64_t(0)}}; }},
+      {"core::randn", [] { return std::vector<Values>{{IntList{4}, std::string("float32"), int64_t(5), int64_t(1)}}; }},
+      {"core::randint", [] { return std::vector<Values>{{int64_t(-2), int64_t(9), IntList{4}, std::string("int64"), int64_t(5), int64_t(2)}}; }},
+      {"core::bernoulli", [] { return std::vector<Values>{{full({2, 2}, 0.5, DType::Float64), int64_t(5), int64_t(3)}}; }},
+      {"core::randperm", [] { return std::vector<Values>{{int64_t(6), std::string("int64"), int64_t(5), int64_t(4)}}; }},
   };
   return table;
 }

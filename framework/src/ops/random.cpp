@@ -1,0 +1,220 @@
+// sampan: random ops (core::rand, randn, randint, bernoulli, randperm) and the helpers built on
+// them (uniform, normal, dropout). Each op is a pure function of its arguments: the `seed` and
+// `offset` attributes select the draw, element i uses Philox block (i, offset) under key seed
+// (kernels/philox.h), so results are reproducible, independent of the thread count, and replayed
+// exactly by traced graphs. The C++ API reserves one draw from a Generator per call
+// (sampan/generator.h). Random ops are nondifferentiable.
+#include <algorithm>
+#include <numeric>
+
+#include "sampan/generator.h"
+#include "sampan/ops.h"
+#include "elementwise_support.h"
+#include "../kernels/philox.h"
+
+namespace sampan {
+
+namespace {
+
+// Attributes are int64; seeds and offsets are uint64 bit patterns.
+uint64_t as_u64(int64_t v) { return static_cast<uint64_t>(v); }
+int64_t as_i64(uint64_t v) { return static_cast<int64_t>(v); }
+
+void check_shape(const char* op, const std::vector<int64_t>& shape) {
+  for (auto s : shape)
+    if (s < 0) throw ValueError(std::string(op) + ": negative dimension in shape " + shape_str(shape));
+}
+
+// out[i] = f(block(i)) for every element, in parallel; element i's value depends only on i.
+template <class T, class F> void fill_random(Tensor& out, int64_t seed, int64_t offset, F f) {
+  T* p = out.data<T>();
+  const int64_t n = out.numel();
+  const uint64_t s = as_u64(seed), o = as_u64(offset);
+#pragma omp parallel for if (n > kernels::kParallelGrain / 16) schedule(static)
+  for (int64_t i = 0; i < n; ++i) p[i] = f(kernels::random_block(s, o, static_cast<uint64_t>(i)));
+}
+
+DType floating_dtype(const char* op, const std::string& name) {
+  DType d = dtype_from_name(name);
+  if (d != DType::Float32 && d != DType::Float64)
+    throw TypeError(std::string(op) + ": dtype must be float32 or float64, got " + name);
+  return d;
+}
+
+std::pair<int64_t, int64_t> draw(Generator* gen) {
+  Generator::State s = (gen ? *gen : default_generator()).reserve();
+  return {as_i64(s.seed), as_i64(s.offset)};
+}
+
+}  // namespace
+
+SAMPAN_OP(core, rand)
+    .doc("Uniform samples in [0, 1) (float32: 24 random bits, float64: 53), from draw (seed, offset).")
+    .args("shape", "dtype", "seed", "offset")
+    .outputs("out")
+    .nondifferentiable()
+    .shape([](const std::vector<int64_t>& shape, const std::string& dtype, int64_t, int64_t) {
+      check_shape("rand", shape);
+      return TensorSpec{shape, floating_dtype("rand", dtype)};
+    })
+    .cpu([](const std::vector<int64_t>&, const std::string&, int64_t seed, int64_t offset, Tensor& out) {
+      if (out.dtype() == DType::Float32)
+        fill_random<float>(out, seed, offset, [](const kernels::PhiloxBlock& b) { return kernels::uniform_float(b[0]); });
+      else
+        fill_random<double>(out, seed, offset,
+                            [](const kernels::PhiloxBlock& b) { return kernels::uniform_double(kernels::bits64(b[0], b[1])); });
+    });
+
+SAMPAN_OP(core, randn)
+    .doc("Standard normal samples (Box-Muller in float64, rounded for float32), from draw (seed, offset).")
+    .args("shape", "dtype", "seed", "offset")
+    .outputs("out")
+    .nondifferentiable()
+    .shape([](const std::vector<int64_t>& shape, const std::string& dtype, int64_t, int64_t) {
+      check_shape("randn", shape);
+      return TensorSpec{shape, floating_dtype("randn", dtype)};
+    })
+    .cpu([](const std::vector<int64_t>&, const std::string&, int64_t seed, int64_t offset, Tensor& out) {
+      if (out.dtype() == DType::Float32)
+        fill_random<float>(out, seed, offset,
+                           [](const kernels::PhiloxBlock& b) { return static_cast<float>(kernels::normal_from_block(b)); });
+      else
+        fill_random<double>(out, seed, offset, [](const kernels::PhiloxBlock& b) { return kernels::normal_from_block(b); });
+    });
+
+SAMPAN_OP(core, randint)
+    .doc("Integers uniform in [low, high), from draw (seed, offset); dtype int32, int64 or floating.")
+    .args("low", "high", "shape", "dtype", "seed", "offset")
+    .outputs("out")
+    .nondifferentiable()
+    .shape([](int64_t low, int64_t high, const std::vector<int64_t>& shape, const std::string& dtype, int64_t, int64_t) {
+      check_shape("randint", shape);
+      if (high <= low)
+        throw ValueError("randint: high (" + std::to_string(high) + ") must be greater than low (" + std::to_string(low) + ")");
+      return TensorSpec{shape, dtype_from_name(dtype)};
+    })
+    .cpu([](int64_t low, int64_t high, const std::vector<int64_t>&, const std::string&, int64_t seed, int64_t offset,
+            Tensor& out) {
+      const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+      visit_real(out.dtype(), "core::randint", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        fill_random<T>(out, seed, offset, [&](const kernels::PhiloxBlock& b) {
+          uint64_t k = kernels::below(kernels::bits64(b[0], b[1]), range);
+          return static_cast<T>(static_cast<int64_t>(static_cast<uint64_t>(low) + k));
+        });
+      });
+    });
+
+SAMPAN_OP(core, bernoulli)
+    .doc("1 with probability p, else 0, elementwise (p in [0, 1]; the result has p's shape and "
+         "dtype), from draw (seed, offset).")
+    .args("p", "seed", "offset")
+    .outputs("out")
+    .nondifferentiable()
+    .shape([](const TensorSpec& p, int64_t, int64_t) {
+      if (!is_floating(p.dtype)) throw TypeError(std::string("bernoulli: p must be floating, got ") + dtype_name(p.dtype));
+      return p;
+    })
+    .cpu([](const Tensor& p, int64_t seed, int64_t offset, Tensor& out) {
+      Tensor pc = contiguous(cast(p, DType::Float64));
+      const double* pp = pc.data<double>();
+      for (int64_t i = 0; i < pc.numel(); ++i)
+        if (!(pp[i] >= 0.0 && pp[i] <= 1.0))
+          throw ValueError("bernoulli: probabilities must lie in [0, 1], got " + std::to_string(pp[i]) + " at element " +
+                           std::to_string(i));
+      Tensor r = Tensor::empty(out.shape(), DType::Float64);
+      const uint64_t s = as_u64(seed), o = as_u64(offset);
+      double* rp = r.data<double>();
+      const int64_t n = r.numel();
+#pragma omp parallel for if (n > kernels::kParallelGrain / 16) schedule(static)
+      for (int64_t i = 0; i < n; ++i) {
+        auto b = kernels::random_block(s, o, static_cast<uint64_t>(i));
+        rp[i] = kernels::uniform_double(kernels::bits64(b[0], b[1])) < pp[i] ? 1.0 : 0.0;
+      }
+      copy_(out, r);
+    });
+
+SAMPAN_OP(core, randperm)
+    .doc("A uniformly random permutation of 0 .. n-1, from draw (seed, offset): the positions "
+         "sorted by a 64-bit random key each.")
+    .args("n", "dtype", "seed", "offset")
+    .outputs("out")
+    .nondifferentiable()
+    .shape([](int64_t n, const std::string& dtype, int64_t, int64_t) {
+      if (n < 0) throw ValueError("randperm: n must be >= 0, got " + std::to_string(n));
+      return TensorSpec{{n}, dtype_from_name(dtype)};
+    })
+    .cpu([](int64_t n, const std::string&, int64_t seed, int64_t offset, Tensor& out) {
+      std::vector<uint64_t> key(static_cast<size_t>(n));
+      const uint64_t s = as_u64(seed), o = as_u64(offset);
+#pragma omp parallel for if (n > kernels::kParallelGrain / 16) schedule(static)
+      for (int64_t i = 0; i < n; ++i) {
+        auto b = kernels::random_block(s, o, static_cast<uint64_t>(i));
+        key[i] = kernels::bits64(b[0], b[1]);
+      }
+      std::vector<int64_t> perm(static_cast<size_t>(n));
+      std::iota(perm.begin(), perm.end(), int64_t(0));
+      // Ties between 64-bit keys are astronomically rare; breaking them by position keeps the
+      // result a deterministic function of the keys.
+      std::sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return key[a] != key[b] ? key[a] < key[b] : a < b; });
+      visit_real(out.dtype(), "core::randperm", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        T* p = out.data<T>();
+        for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(perm[i]);
+      });
+    });
+
+// ------------------------------------------------------------------------------------------
+// C++ API: each call reserves one draw from the generator.
+// ------------------------------------------------------------------------------------------
+
+Tensor rand(const Shape& shape, DType dtype, Generator* gen) {
+  static OpHandle op("core::rand");
+  auto [seed, offset] = draw(gen);
+  return op(shape, std::string(dtype_name(dtype)), seed, offset)[0];
+}
+Tensor randn(const Shape& shape, DType dtype, Generator* gen) {
+  static OpHandle op("core::randn");
+  auto [seed, offset] = draw(gen);
+  return op(shape, std::string(dtype_name(dtype)), seed, offset)[0];
+}
+Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype, Generator* gen) {
+  static OpHandle op("core::randint");
+  auto [seed, offset] = draw(gen);
+  return op(low, high, shape, std::string(dtype_name(dtype)), seed, offset)[0];
+}
+Tensor bernoulli(const Tensor& p, Generator* gen) {
+  static OpHandle op("core::bernoulli");
+  auto [seed, offset] = draw(gen);
+  return op(p.detach(), seed, offset)[0];
+}
+Tensor randperm(int64_t n, DType dtype, Generator* gen) {
+  static OpHandle op("core::randperm");
+  auto [seed, offset] = draw(gen);
+  return op(n, std::string(dtype_name(dtype)), seed, offset)[0];
+}
+Tensor rand_like(const Tensor& t, Generator* gen) { return rand(t.shape(), t.dtype(), gen); }
+Tensor randn_like(const Tensor& t, Generator* gen) { return randn(t.shape(), t.dtype(), gen); }
+Tensor uniform(const Shape& shape, double low, double high, DType dtype, Generator* gen) {
+  if (!(high >= low)) throw ValueError("uniform: high (" + std::to_string(high) + ") must be >= low (" + std::to_string(low) + ")");
+  Tensor u = rand(shape, dtype, gen);
+  return add(mul(u, scalar_tensor(high - low, dtype)), scalar_tensor(low, dtype));
+}
+Tensor normal(const Shape& shape, double mean, double std, DType dtype, Generator* gen) {
+  if (!(std >= 0)) throw ValueError("normal: std must be >= 0, got " + std::to_string(std));
+  Tensor z = randn(shape, dtype, gen);
+  return add(mul(z, scalar_tensor(std, dtype)), scalar_tensor(mean, dtype));
+}
+Tensor dropout_mask(const Shape& shape, double p, DType dtype, Generator* gen) {
+  if (!(p >= 0.0 && p <= 1.0)) throw ValueError("dropout: p must lie in [0, 1], got " + std::to_string(p));
+  if (p == 1.0) return zeros(shape, dtype);
+  // Keep with probability 1 - p and scale by 1 / (1 - p) so the expectation is unchanged.
+  Tensor keep = bernoulli(full(shape, 1.0 - p, dtype), gen);
+  return mul(keep, scalar_tensor(1.0 / (1.0 - p), dtype));
+}
+Tensor dropout(const Tensor& x, double p, bool training, Generator* gen) {
+  if (!training || p == 0.0) return x;
+  return mul(x, dropout_mask(x.shape(), p, x.dtype(), gen));
+}
+
+}  // namespace sampan
