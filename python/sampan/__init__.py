@@ -35,6 +35,10 @@ from ._creation import (  # noqa: E402
 )
 from .autograd import grad, no_grad, enable_grad, set_grad_enabled, is_grad_enabled  # noqa: E402
 from ._functions import mean, transpose, flatten, flip, narrow, expand_as  # noqa: E402
+from ._random import (  # noqa: E402
+    Generator, default_generator, manual_seed, initial_seed, rand, randn, randint, randperm,
+    bernoulli, rand_like, randn_like, normal, uniform,
+)
 from . import _indexing  # noqa: E402  (Tensor.__getitem__ / __setitem__)
 from . import _ops  # noqa: E402
 
@@ -42,6 +46,7 @@ ops = _ops.ops
 ops._refresh()  # generates sp.ops.<ns>.<name>, top-level functions and Tensor methods
 
 from . import utils, testing  # noqa: E402
+from .utils.cpp_extension import load_op_library  # noqa: E402  (a built op library's ops)
 
 # Subpackages that other modules add (sp.nn, sp.optim ...) load on first use.
 _LAZY_SUBPACKAGES = ("nn", "optim", "io", "jit", "amp", "distributed", "data")
