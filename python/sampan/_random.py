@@ -1,0 +1,105 @@
+"""Random tensors: ``sp.manual_seed``, ``sp.Generator`` and the sampling functions.
+
+Each call takes one draw (seed, offset) from a Generator (the default one unless
+``generator=``) and calls the random op (core::rand, randn, randint, bernoulli, randperm) with it,
+so a result depends only on the seed and the number of draws taken before, never on the thread
+count. Random results carry no gradient (``requires_grad=True`` makes the sample a leaf).
+"""
+import numbers
+
+from . import _C, _ops
+from ._C import Generator
+
+default_generator = _C.default_generator()
+
+
+def manual_seed(seed):
+    """Reseeds the default generator; returns it (as torch.manual_seed)."""
+    _C.manual_seed(int(seed))
+    return default_generator
+
+
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+def _shape(size):
+    if len(size) == 1 and not isinstance(size[0], numbers.Integral):
+        size = size[0]
+    return [int(s) for s in size]
+
+
+def _op(name):
+    fn = _ops.function("core::" + name)
+    if fn is None:
+        raise NotImplementedError(f"core::{name} is not registered")
+    return fn
+
+
+def _finish(t, requires_grad):
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def rand(*size, dtype=None, generator=None, requires_grad=False):
+    """Uniform samples in [0, 1): ``rand(2, 3)`` or ``rand((2, 3))``; float32 unless ``dtype``."""
+    seed, offset = (generator or default_generator)._draw()
+    t = _op("rand")(_shape(size), _C.dtype(dtype or _C.float32).name, seed, offset)
+    return _finish(t, requires_grad)
+
+
+def randn(*size, dtype=None, generator=None, requires_grad=False):
+    """Standard normal samples: ``randn(2, 3)``; float32 unless ``dtype``."""
+    seed, offset = (generator or default_generator)._draw()
+    t = _op("randn")(_shape(size), _C.dtype(dtype or _C.float32).name, seed, offset)
+    return _finish(t, requires_grad)
+
+
+def randint(low, high=None, size=(), dtype=None, generator=None):
+    """Integers uniform in [low, high); ``randint(10, size=(3,))`` draws from [0, 10)."""
+    if high is None:
+        low, high = 0, low
+    seed, offset = (generator or default_generator)._draw()
+    size = [size] if isinstance(size, numbers.Integral) else list(size)
+    return _op("randint")(int(low), int(high), size, _C.dtype(dtype or _C.int64).name, seed, offset)
+
+
+def randperm(n, dtype=None, generator=None):
+    """A random permutation of 0 .. n-1 (int64 unless ``dtype``)."""
+    seed, offset = (generator or default_generator)._draw()
+    return _op("randperm")(int(n), _C.dtype(dtype or _C.int64).name, seed, offset)
+
+
+def bernoulli(p, generator=None):
+    """1 with probability ``p`` (a tensor of probabilities), else 0; p's shape and dtype."""
+    seed, offset = (generator or default_generator)._draw()
+    return _op("bernoulli")(p.detach(), seed, offset)
+
+
+def rand_like(x, dtype=None, generator=None, requires_grad=False):
+    return rand(x.shape, dtype=dtype or x.dtype, generator=generator, requires_grad=requires_grad)
+
+
+def randn_like(x, dtype=None, generator=None, requires_grad=False):
+    return randn(x.shape, dtype=dtype or x.dtype, generator=generator, requires_grad=requires_grad)
+
+
+def normal(mean=0.0, std=1.0, size=(), dtype=None, generator=None, requires_grad=False):
+    """Normal samples with ``mean`` and standard deviation ``std``."""
+    if std < 0:
+        raise ValueError(f"normal: std must be >= 0, got {std}")
+    t = randn(_shape((size,)) if isinstance(size, numbers.Integral) else list(size), dtype=dtype,
+              generator=generator) * std + mean
+    return _finish(t, requires_grad)
+
+
+def uniform(low=0.0, high=1.0, size=(), dtype=None, generator=None, requires_grad=False):
+    """Uniform samples in [low, high)."""
+    if not high >= low:
+        raise ValueError(f"uniform: high ({high}) must be >= low ({low})")
+    t = rand(_shape((size,)) if isinstance(size, numbers.Integral) else list(size), dtype=dtype,
+             generator=generator) * (high - low) + low
+    return _finish(t, requires_grad)
+
+
+__all__ = ["Generator", "default_generator", "manual_seed", "initial_seed", "rand", "randn",
+           "randint", "randperm", "bernoulli", "rand_like", "randn_like", "normal", "uniform"]
