@@ -247,3 +247,20 @@ TEST(IndexKernels, IndependentOfThreadCount) {
   omp_set_num_threads(saved);
   for (size_t k = 0; k < one.size(); ++k) EXPECT_EQ(values(one[k]), values(many[k])) << k;
 }
+
+TEST(IndexSelect, AnyDtypeAndLayout) {
+  // data movement is by bytes: bool, int32, complex all work
+  Tensor b = from_vector({1, 0, 1}, {3}, DType::Bool);
+  EXPECT_EQ(values(index_select(b, 0, ints({2, 1}))), (V{1, 0}));
+  Tensor c = cast(iota({3}), DType::Complex128);
+  EXPECT_EQ(values(index_select(c, 0, ints({2, 0}))), (V{2, 0}));
+  // negative strides in every op that reads x through its strides
+  Tensor x = flip(iota({3, 3}), {0, 1});  // [[8,7,6],[5,4,3],[2,1,0]]
+  EXPECT_EQ(values(gather(x, 1, ints({0, 2, 1}, {3, 1}))), (V{8, 3, 1}));
+  EXPECT_EQ(values(masked_select(x, mask({1, 0, 0, 0, 1, 0, 0, 0, 1}, {3, 3}))), (V{8, 4, 0}));
+  EXPECT_EQ(values(scatter_add(x, 0, ints({2}, {1, 1}), ones({1, 1}, DType::Float64))), (V{8, 7, 6, 5, 4, 3, 3, 1, 0}));
+  EXPECT_EQ(values(index_add(x, 1, ints({0}), ones({3, 1}, DType::Float64))), (V{9, 7, 6, 6, 4, 3, 3, 1, 0}));
+  EXPECT_EQ(values(concat({x, ints({9, 9, 9}, {1, 3})}, 0)), (V{8, 7, 6, 5, 4, 3, 2, 1, 0, 9, 9, 9}));
+  auto [sv, si] = sort(x, 1);
+  EXPECT_EQ(values(sv), (V{6, 7, 8, 3, 4, 5, 0, 1, 2}));
+}
