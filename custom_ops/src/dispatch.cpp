@@ -31,7 +31,7 @@ bool kind_matches(ArgKind k, Value& v) {
   switch (k) {
     case ArgKind::Tensor: return std::holds_alternative<Tensor>(v) && std::get<Tensor>(v).defined();
     case ArgKind::OptionalTensor:
-      if (auto* t = std::get_if<Tensor>(&v)) return true;
+      if (auto* t = std::get_if<Tensor>(&v)) return t->defined();
       return std::holds_alternative<std::monostate>(v);
     case ArgKind::TensorList: {
       auto* l = std::get_if<std::vector<Tensor>>(&v);

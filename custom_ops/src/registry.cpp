@@ -177,6 +177,9 @@ LibraryLoadResult end_library_load() {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
   LibraryLoadResult res{r.loaded_by_current, r.pending_errors};
+  // A library that failed to register is taken back whole: none of its ops stay behind.
+  if (!res.errors.empty())
+    for (auto& name : r.loaded_by_current) r.ops.erase(name);
   r.loading_library = "sampan";
   r.pending_errors.clear();
   r.loaded_by_current.clear();
