@@ -46,6 +46,8 @@ ops = _ops.ops
 ops._refresh()  # generates sp.ops.<ns>.<name>, top-level functions and Tensor methods
 
 from . import utils, testing  # noqa: E402
+from .utils.cpp_extension import load_op_library  # noqa: E402  (a built op library's ops)
+from .io import save, load  # noqa: E402  (checkpoints in HDF5)
 
 # Subpackages that other modules add (sp.nn, sp.optim ...) load on first use.
 _LAZY_SUBPACKAGES = ("nn", "optim", "io", "jit", "amp", "distributed", "data")

@@ -37,8 +37,28 @@ _DEFAULTS_BY_ARG = {
 _DEFAULTS_BY_OP = {
     "core::full": {"dtype": "float32"},
     "core::arange": {"step": 1.0, "dtype": "int64"},
+    "core::linspace": {"dtype": "float32"},
+    "core::eye": {"m": -1, "dtype": "float32"},                  # m = -1: square
     "core::diagonal": {"offset": 0, "axis1": 0, "axis2": 1},
     "core::diagonal_scatter": {"offset": 0, "axis1": 0, "axis2": 1},
+    "core::argmax": {"axis": ()},                                # empty: over the flattened tensor
+    "core::argmin": {"axis": ()},
+    "core::norm": {"ord": 2.0},
+    "core::cumsum": {"reverse": False},
+    "core::softmax": {"axis": -1},
+    "core::log_softmax": {"axis": -1},
+    "core::softplus": {"beta": 1.0, "threshold": 20.0},          # PyTorch's
+    "core::sort": {"axis": -1, "descending": False},
+    "core::topk": {"axis": -1, "largest": True},
+    "core::concat": {"axis": 0},
+    "core::stack": {"axis": 0},
+    "core::pad": {"value": 0.0},
+    "core::one_hot": {"num_classes": -1},                        # -1: max(index) + 1
+    "core::segment_sum": {"num_segments": -1},                   # -1: max(id) + 1
+    "core::segment_mean": {"num_segments": -1},
+    "core::segment_max": {"num_segments": -1},
+    "core::segment_min": {"num_segments": -1},
+    "core::segment_count": {"num_segments": -1},
 }
 
 # Tensor methods whose only argument after the tensor is a list of ints also take the ints as

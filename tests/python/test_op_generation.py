@@ -128,3 +128,24 @@ class TestCheckOp:
             sp.testing.check_op(np.exp, x)
         with pytest.raises(ValueError, match="core::no_such_op"):
             sp.testing.check_op("core::no_such_op", x)
+
+
+def test_default_table_matches_schemas():
+    """Every entry of the defaults table names an argument its op has (ops not registered in
+    this build are skipped by name)."""
+    from sampan import _ops
+    for op_name, defaults in _ops._DEFAULTS_BY_OP.items():
+        if not sp._C.has_op(op_name):
+            continue
+        names = sp._C.op_schema(op_name)["arg_names"]
+        for arg in defaults:
+            assert arg in names, f"{op_name} has no argument {arg!r} ({names})"
+
+
+def test_some_defaults_in_use():
+    require_op("core::softmax", "core::eye", "core::sort")
+    x = sp.tensor([[1.0, 2.0], [3.0, 5.0]])
+    np.testing.assert_allclose(sp.softmax(x).numpy().sum(-1), [1.0, 1.0], rtol=1e-6)
+    assert sp.eye(3).tolist() == np.eye(3).tolist()
+    values, indices = sp.sort(sp.tensor([3, 1, 2]))
+    assert values.tolist() == [1, 2, 3] and indices.tolist() == [1, 2, 0]
