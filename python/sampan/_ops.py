@@ -14,6 +14,7 @@ Precedence: hand-written Python functions of ``sampan`` (``sp.tensor``, ``sp.mea
 attributes of Tensor bound in C++ or ``_tensor.py`` win over generated ones of the same name;
 the generated op stays reachable as ``sp.ops.core.<name>``.
 """
+import inspect
 import keyword
 import numbers
 import sys
@@ -186,11 +187,25 @@ def _install_top_level(name, fn):
     _owned_top_level.add(name)
 
 
+def _inplace_method(fn):
+    """x.add_(y) returns x itself (the same Python object), as PyTorch does."""
+    def method(self, *args, **kwargs):
+        fn(self, *args, **kwargs)
+        return self
+    method.__name__ = method.__qualname__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    method.__signature__ = inspect.signature(fn)
+    method.__sampan_op__ = fn.__sampan_op__
+    return method
+
+
 def _install_method(name, fn):
     if name.startswith("_") or (hasattr(Tensor, name) and name not in _owned_methods):
         return
     if fn.schema["arg_kinds"] == _VARARGS_KINDS:
         fn = _varargs_method(fn)
+    elif fn.schema["inplace"] == [(0, 0)] and len(fn.schema["output_names"]) == 1:
+        fn = _inplace_method(fn)
     setattr(Tensor, name, fn)
     _owned_methods.add(name)
 

@@ -149,3 +149,12 @@ def test_some_defaults_in_use():
     assert sp.eye(3).tolist() == np.eye(3).tolist()
     values, indices = sp.sort(sp.tensor([3, 1, 2]))
     assert values.tolist() == [1, 2, 3] and indices.tolist() == [1, 2, 0]
+
+
+def test_inplace_methods_return_self():
+    x = sp.tensor([1.0, 4.0])
+    assert x.add_(1) is x and x.tolist() == [2.0, 5.0]
+    if sp._C.has_op("core::sqrt_"):
+        assert x.mul_(2).sqrt_() is x
+        np.testing.assert_allclose(x.numpy(), [2.0, np.sqrt(10.0)], rtol=1e-6)
+    assert list(inspect.signature(sp.Tensor.add_).parameters) == ["x", "y"]
