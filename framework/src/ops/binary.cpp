@@ -17,6 +17,12 @@ namespace {
 // kernel is instantiated for.
 template <class F, class Visit>
 void promoted_binary(const char* name, const Tensor& x, const Tensor& y, const Tensor& out, F f, Visit visit) {
+  if (detail::is_half(out.dtype())) {  // float16/bfloat16 compute in float32, stored rounded
+    Tensor tmp = Tensor::empty(out.shape(), DType::Float32, out.device());
+    promoted_binary(name, x, y, tmp, f, visit);
+    copy_(out, tmp);
+    return;
+  }
   Tensor xc = x.dtype() == out.dtype() ? x : cast(x, out.dtype());
   Tensor yc = y.dtype() == out.dtype() ? y : cast(y, out.dtype());
   visit(out.dtype(), name, [&](auto tag) {

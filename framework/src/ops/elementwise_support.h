@@ -34,6 +34,9 @@ template <class To, class From> inline To convert_value(From v) {
   }
 }
 
+/// float16 and bfloat16: storage types whose arithmetic runs in float32.
+inline bool is_half(DType t) { return t == DType::Float16 || t == DType::BFloat16; }
+
 /// Element strides of `t` viewed with the (broadcast) shape `out_shape`.
 inline Shape broadcast_strides(const Tensor& t, const Shape& out_shape) {
   Shape st(out_shape.size(), 0);

@@ -164,6 +164,10 @@ SAMPAN_OP(core, abs)
     .shape([](const TensorSpec& x) { return real_spec(detail::numeric_unary_spec(x)); })
     .dtypes(detail::kNumericDTypes)
     .cpu([](const Tensor& x, Tensor& out) {
+      if (detail::is_half(x.dtype())) {  // computed in float32, rounded once
+        copy_(out, abs(cast(x, DType::Float32)));
+        return;
+      }
       visit_numeric(x.dtype(), "core::abs", [&](auto tag) {
         using T = typename decltype(tag)::type;
         using R = decltype(std::abs(T{}));

@@ -31,6 +31,12 @@ inline const std::vector<DType> kNumericDTypes{DType::Int32,   DType::Int64,    
 
 /// out = f(x) with x converted to out's dtype first (integers become float32 for sqrt, sin ...).
 template <class Visit, class F> void map_unary(const char* name, const Tensor& x, const Tensor& out, F f) {
+  if (is_half(out.dtype())) {  // float16/bfloat16 compute in float32, stored rounded
+    Tensor tmp = Tensor::empty(out.shape(), DType::Float32, out.device());
+    map_unary<Visit>(name, x, tmp, f);
+    copy_(out, tmp);
+    return;
+  }
   Tensor xc = x.dtype() == out.dtype() ? x : cast(x, out.dtype());
   Visit{}(out.dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
