@@ -212,7 +212,7 @@ def getitem(x, key):
         if first.dtype != np.bool_:  # one integer array along one axis: NumPy's take
             return _op("index_select")(x, arrays[0], _index_tensor(first))
         if first.shape == x.shape:  # a full boolean mask
-            return _op("masked_select")(x, from_mask(first))
+            return _op("masked_select")(x, _from_mask(first))
     adv = _Advanced(x, entries)
     out = _op("index_select")(adv.merged(adv.y), 0, adv.index_tensor())
     order = adv.result_order()
@@ -224,7 +224,7 @@ def _index_tensor(indices):
     return from_numpy(np.asarray(indices, dtype=np.int64, order="C"))
 
 
-def from_mask(mask):
+def _from_mask(mask):
     from ._creation import from_numpy
     return from_numpy(np.asarray(mask, dtype=np.bool_, order="C"))
 
@@ -300,7 +300,7 @@ def setitem(x, key, value):
     arrays = [e for e in entries if e.kind == "array"]
     if (len(entries) == 1 and arrays[0].value.dtype == np.bool_ and arrays[0].value.shape == x.shape
             and v.numel() == 1):
-        new_x = _op("masked_fill")(source, from_mask(arrays[0].value), _op("reshape")(v, []))
+        new_x = _op("masked_fill")(source, _from_mask(arrays[0].value), _op("reshape")(v, []))
         _op("copy_")(x, new_x)
         return
     # v broadcasts to NumPy's result shape (which has the None dimensions) ...
