@@ -9,6 +9,7 @@
 #include "sampan/ops/copy.h"
 #include "sampan/ops/creation.h"
 #include "sampan/ops/index.h"
+#include "sampan/ops/linalg.h"
 #include "sampan/ops/random.h"
 #include "sampan/ops/reduce.h"
 #include "sampan/ops/segment.h"

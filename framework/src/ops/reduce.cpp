@@ -227,7 +227,7 @@ Tensor moment_direction(const VjpContext& c) {
   const double dof = static_cast<double>(reduced_count(x.shape(), reduced_mask(axes, x.dim()))) - c.attr<double>(2);
   Tensor xf = x.to(to_floating(x.dtype()));
   Tensor centered = sub(xf, mean(xf, axes, true));
-  return div(centered, scalar_like(dof, real(centered)));
+  return div(centered, scalar_tensor(dof, real_dtype(centered.dtype())));
 }
 
 }  // namespace

@@ -100,6 +100,16 @@ const std::map<std::string, Sample>& samples() {
       {"core::full", [] { return std::vector<Values>{{IntList{2, 2}, 1.5, std::string("float32")}}; }},
       {"core::arange", [] { return std::vector<Values>{{0.0, 5.0, 1.5, std::string("float64")}}; }},
       {"core::sum", [] { return std::vector<Values>{{f64({2, 3, 2}), IntList{0, 2}, false}, {f64({3}), IntList{}, true}}; }},
+      // linear algebra (linalg.cpp, linalg_decomp.cpp); A is well conditioned with distinct eigenvalues
+      {"core::matmul", [] { return std::vector<Values>{{f64({2, 3}), f64({3, 2})}, {c128({2, 2}), c128({2})}, {f64({3}), f64({2, 3, 2})}}; }},
+      {"core::outer", [] { return std::vector<Values>{{f64({3}), f64({2})}}; }},
+      {"core::dot", [] { return std::vector<Values>{{f64({3}), f64({3}, 0.9)}}; }},
+      {"core::vdot", [] { return std::vector<Values>{{c128({3}), c128({3}, -0.5)}}; }},
+      {"core::inv", [] { return std::vector<Values>{{from_vector({2.0, 0.3, -0.4, 0.1, 1.5, 0.2, 0.5, -0.3, 1.8}, {3, 3})}}; }},
+      {"core::solve", [] { Tensor a = from_vector({2.0, 0.3, -0.4, 0.1, 1.5, 0.2, 0.5, -0.3, 1.8}, {3, 3}); return std::vector<Values>{{a, f64({3})}, {a, f64({3, 2})}}; }},
+      {"core::det", [] { return std::vector<Values>{{from_vector({2.0, 0.3, -0.4, 0.1, 1.5, 0.2, 0.5, -0.3, 1.8}, {3, 3})}, {c128({2, 2})}}; }},
+      {"core::eigh", [] { return std::vector<Values>{{from_vector({2.0, 0.3, -0.4, 0.3, 1.0, 0.2, -0.4, 0.2, -0.5}, {3, 3})}}; }},
+      {"core::svd", [] { return std::vector<Values>{{from_vector({2.0, 0.3, -0.4, 0.1, 1.5, 0.2}, {2, 3})}}; }},
       // softmax.cpp
       {"core::softmax", [] { return std::vector<Values>{{f64({2, 3}), int64_t(1)}, {f64({2, 3}), int64_t(0)}}; }},
       {"core::log_softmax", [] { return std::vector<Values>{{f64({2, 3}), int64_t(-1)}}; }},

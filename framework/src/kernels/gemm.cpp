@@ -1,0 +1,110 @@
+// sampan kernels: gemm through the BLAS, with a loop kernel for integers (the BLAS has none) and
+// for builds without <cblas.h>.
+#include "gemm.h"
+
+#include <algorithm>
+#include <climits>
+#include <string>
+
+#include "sampan/error.h"
+#include "strided_loop.h"
+
+#if __has_include(<cblas.h>)
+#include <cblas.h>
+#define SAMPAN_GEMM_BLAS 1
+#else
+#define SAMPAN_GEMM_BLAS 0
+#endif
+
+namespace sampan::kernels {
+
+namespace {
+
+// The loop kernel: i-p-j order so the innermost loop walks rows of B and C contiguously when B is
+// not transposed. Parallel over rows of C; each row is written by one thread (deterministic).
+template <class T>
+void gemm_loop(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
+               const T* b, int64_t ldb, T* c, int64_t ldc) {
+#pragma omp parallel for if (m * n * k > kParallelGrain) schedule(static)
+  for (int64_t i = 0; i < m; ++i) {
+    T* ci = c + i * ldc;
+    for (int64_t j = 0; j < n; ++j) ci[j] = T(0);
+    for (int64_t p = 0; p < k; ++p) {
+      const T aip = ta ? a[p * lda + i] : a[i * lda + p];
+      if (tb)
+        for (int64_t j = 0; j < n; ++j) ci[j] += aip * b[j * ldb + p];
+      else
+        for (int64_t j = 0; j < n; ++j) ci[j] += aip * b[p * ldb + j];
+    }
+  }
+}
+
+// Zero-sized inner dimension: the product is all zeros (and a BLAS may reject ld = 0).
+template <class T> bool trivial(int64_t m, int64_t n, int64_t k, T* c, int64_t ldc) {
+  if (m == 0 || n == 0) return true;
+  if (k == 0) {
+    for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, T(0));
+    return true;
+  }
+  return false;
+}
+
+#if SAMPAN_GEMM_BLAS
+// cblas takes 32-bit sizes (int) in the LP64 BLAS builds Debian ships.
+int blas_int(int64_t v, const char* what) {
+  if (v > INT_MAX)
+    throw ValueError(std::string("matmul: ") + what + " = " + std::to_string(v) +
+                     " exceeds the BLAS's 32-bit index range");
+  return static_cast<int>(v);
+}
+CBLAS_TRANSPOSE flag(bool t) { return t ? CblasTrans : CblasNoTrans; }
+// The smallest legal leading dimension is 1, even for a single column.
+int64_t ld(int64_t v) { return std::max<int64_t>(v, 1); }
+#endif
+
+}  // namespace
+
+bool gemm_uses_blas() { return SAMPAN_GEMM_BLAS != 0; }
+
+#if SAMPAN_GEMM_BLAS
+#define SAMPAN_BLAS_GEMM(T, CALL, ALPHA, BETA, PTR)                                                   \
+  void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,  \
+            int64_t ldb, T* c, int64_t ldc) {                                                       \
+    if (trivial(m, n, k, c, ldc)) return;                                                           \
+    const T alpha = ALPHA, beta = BETA;                                                             \
+    CALL(CblasRowMajor, flag(ta), flag(tb), blas_int(m, "m"), blas_int(n, "n"), blas_int(k, "k"),    \
+         PTR(alpha), a, blas_int(ld(lda), "lda"), b, blas_int(ld(ldb), "ldb"), PTR(beta), c,         \
+         blas_int(ld(ldc), "ldc"));                                                                 \
+  }
+#define SAMPAN_BY_VALUE(x) x
+#define SAMPAN_BY_POINTER(x) &x
+SAMPAN_BLAS_GEMM(float, cblas_sgemm, 1.0f, 0.0f, SAMPAN_BY_VALUE)
+SAMPAN_BLAS_GEMM(double, cblas_dgemm, 1.0, 0.0, SAMPAN_BY_VALUE)
+SAMPAN_BLAS_GEMM(complex64, cblas_cgemm, complex64(1), complex64(0), SAMPAN_BY_POINTER)
+SAMPAN_BLAS_GEMM(complex128, cblas_zgemm, complex128(1), complex128(0), SAMPAN_BY_POINTER)
+#undef SAMPAN_BLAS_GEMM
+#undef SAMPAN_BY_VALUE
+#undef SAMPAN_BY_POINTER
+#else
+#define SAMPAN_LOOP_GEMM(T)                                                                          \
+  void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,  \
+            int64_t ldb, T* c, int64_t ldc) {                                                       \
+    if (!trivial(m, n, k, c, ldc)) gemm_loop(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);              \
+  }
+SAMPAN_LOOP_GEMM(float)
+SAMPAN_LOOP_GEMM(double)
+SAMPAN_LOOP_GEMM(complex64)
+SAMPAN_LOOP_GEMM(complex128)
+#undef SAMPAN_LOOP_GEMM
+#endif
+
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const int32_t* a, int64_t lda,
+          const int32_t* b, int64_t ldb, int32_t* c, int64_t ldc) {
+  if (!trivial(m, n, k, c, ldc)) gemm_loop(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+}
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const int64_t* a, int64_t lda,
+          const int64_t* b, int64_t ldb, int64_t* c, int64_t ldc) {
+  if (!trivial(m, n, k, c, ldc)) gemm_loop(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+}
+
+}  // namespace sampan::kernels

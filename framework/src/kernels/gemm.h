@@ -1,0 +1,35 @@
+// sampan kernels: general matrix multiply C = op(A) op(B) on row-major matrices, where op is the
+// identity or the transpose. Plain functions over pointers, sizes and leading dimensions.
+//
+// float32/64 and complex64/128 go to the BLAS (cblas_?gemm, OpenBLAS on Debian) when the build
+// has <cblas.h>; integer types, and every type in a build without a BLAS, use the loop kernel.
+// A transposed operand is passed as a flag with its own leading dimension, so a transposed view
+// never needs a copy.
+#pragma once
+
+#include <cstdint>
+
+#include "sampan/dtype.h"
+
+namespace sampan::kernels {
+
+/// Whether gemm() reaches a BLAS for float and complex types in this build.
+bool gemm_uses_blas();
+
+/// C[m x n] = op(A)[m x k] * op(B)[k x n], overwriting C (row-major, leading dimension ldc).
+/// Row-major A holds op(A) directly when `trans_a` is false (element (i, p) at a[i*lda + p]) and
+/// its transpose when true (element (i, p) at a[p*lda + i]); likewise B with `trans_b`.
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+          const float* b, int64_t ldb, float* c, int64_t ldc);
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
+          const double* b, int64_t ldb, double* c, int64_t ldc);
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const complex64* a, int64_t lda,
+          const complex64* b, int64_t ldb, complex64* c, int64_t ldc);
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const complex128* a, int64_t lda,
+          const complex128* b, int64_t ldb, complex128* c, int64_t ldc);
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const int32_t* a, int64_t lda,
+          const int32_t* b, int64_t ldb, int32_t* c, int64_t ldc);
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const int64_t* a, int64_t lda,
+          const int64_t* b, int64_t ldb, int64_t* c, int64_t ldc);
+
+}  // namespace sampan::kernels

@@ -1,0 +1,287 @@
+// sampan: products (core::matmul, outer, dot, vdot).
+//
+// matmul follows NumPy: 1-D operands are promoted to a row (left) or a column (right) and the
+// added dimension is removed from the result; leading (batch) dimensions broadcast. Float and
+// complex products go to the BLAS (kernels/gemm.h); an operand whose last two dimensions are a
+// transposed view is passed with the transpose flag instead of being copied; integer products
+// use the loop kernel. Complex gradients follow PyTorch: grad_a = g @ b^H, grad_b = a^H @ g.
+#include <algorithm>
+
+#include "sampan/ops.h"
+#include "elementwise_support.h"
+#include "linalg_support.h"
+#include "../kernels/gemm.h"
+
+namespace sampan {
+
+namespace {
+
+// ---- matmul geometry ----
+
+// Batch dimensions of an operand: everything but its matrix dimensions.
+Shape batch_dims(const Shape& s, bool vector) {
+  size_t keep = s.size() - (vector ? 1 : 2);
+  return Shape(s.begin(), s.begin() + static_cast<int64_t>(keep));
+}
+
+TensorSpec matmul_spec(const TensorSpec& a, const TensorSpec& b) {
+  if (a.dim() == 0 || b.dim() == 0)
+    throw ValueError("matmul needs operands with at least one dimension, got shapes " + shape_str(a.shape) +
+                     " and " + shape_str(b.shape) + " (use mul for scalars)");
+  detail::check_linalg_dtype("matmul", "a", a.dtype);
+  detail::check_linalg_dtype("matmul", "b", b.dtype);
+  const int64_t ka = a.shape.back();
+  const int64_t kb = b.dim() == 1 ? b.shape[0] : b.shape[b.dim() - 2];
+  if (ka != kb)
+    throw ValueError("matmul: shapes " + shape_str(a.shape) + " and " + shape_str(b.shape) +
+                     " do not align: the last dimension of a (" + std::to_string(ka) + ") must equal " +
+                     (b.dim() == 1 ? "the length of b (" : "the second-to-last dimension of b (") +
+                     std::to_string(kb) + ")");
+  Shape batch;
+  try {
+    batch = broadcast_shapes(batch_dims(a.shape, a.dim() == 1), batch_dims(b.shape, b.dim() == 1));
+  } catch (const ValueError&) {
+    throw ValueError("matmul: the batch dimensions of shapes " + shape_str(a.shape) + " and " +
+                     shape_str(b.shape) + " do not broadcast");
+  }
+  Shape out = batch;
+  if (a.dim() >= 2) out.push_back(a.shape[a.dim() - 2]);
+  if (b.dim() >= 2) out.push_back(b.shape.back());
+  return TensorSpec{out, promote_types(a.dtype, b.dtype), a.device};
+}
+
+// One operand as a batch of matrices: element (batch b, i, j) at base + offset(b) + i*rs + j*cs.
+struct MatrixBatch {
+  Tensor t;            // keeps the data alive; its dtype is the compute dtype
+  int64_t rows = 0, cols = 0, rs = 0, cs = 0;
+  Shape batch_strides;  // over the broadcast batch shape (0 where broadcast)
+  bool trans = false;   // BLAS layout: op(X) = X^T when the storage is column-major
+  int64_t ld = 0;
+};
+
+// Whether a rows x cols matrix with strides (rs, cs) is a BLAS operand as it is: row-major with
+// unit column stride, or column-major (a transposed view) with unit row stride. A stride along a
+// dimension of size 1 is irrelevant and may be anything.
+bool blas_layout(MatrixBatch& m) {
+  const int64_t r1 = std::max<int64_t>(m.rows, 1), c1 = std::max<int64_t>(m.cols, 1);
+  if (m.cs == 1 || m.cols == 1) {
+    int64_t ld = m.rows == 1 ? c1 : m.rs;
+    if (ld >= c1) { m.trans = false; m.ld = ld; return true; }
+  }
+  if (m.rs == 1 || m.rows == 1) {
+    int64_t ld = m.cols == 1 ? r1 : m.cs;
+    if (ld >= r1) { m.trans = true; m.ld = ld; return true; }
+  }
+  return false;
+}
+
+// Describes `t` (already in the compute dtype) as a batch of matrices over `batch`; a 1-D `t` is a
+// row when `left`, a column otherwise. Copies only when the matrix layout is not a BLAS layout.
+MatrixBatch describe(Tensor t, bool left, const Shape& batch) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    MatrixBatch m;
+    m.t = t;
+    const Shape& s = t.shape();
+    const Shape& st = t.strides();
+    const int64_t nd = t.dim();
+    if (nd == 1) {
+      m.rows = left ? 1 : s[0];
+      m.cols = left ? s[0] : 1;
+      m.rs = left ? 0 : st[0];
+      m.cs = left ? st[0] : 0;
+    } else {
+      m.rows = s[nd - 2];
+      m.cols = s[nd - 1];
+      m.rs = st[nd - 2];
+      m.cs = st[nd - 1];
+    }
+    if (blas_layout(m)) {
+      const int64_t nb = nd - (nd == 1 ? 1 : 2);
+      m.batch_strides.assign(batch.size(), 0);
+      const size_t lead = batch.size() - static_cast<size_t>(nb);
+      for (int64_t d = 0; d < nb; ++d)
+        if (s[d] != 1) m.batch_strides[lead + d] = st[d];
+      return m;
+    }
+    t = t.clone();  // contiguous: always a BLAS layout
+  }
+  throw RuntimeError("matmul: internal error describing an operand layout");
+}
+
+// When b is the same matrix for every batch and a's batch dimensions are evenly spaced rows
+// (e.g. a contiguous [B, M, K] times [K, N]), the whole batch is one [B*M, K] x [K, N] product.
+bool foldable(const MatrixBatch& a, const MatrixBatch& b, const Shape& batch) {
+  if (a.trans) return false;
+  for (auto s : b.batch_strides)
+    if (s != 0) return false;
+  int64_t expect = a.rows * a.ld;
+  for (size_t d = batch.size(); d-- > 0;) {
+    if (batch[d] == 1) continue;
+    if (a.batch_strides[d] != expect) return false;
+    expect *= batch[d];
+  }
+  return true;
+}
+
+template <class T> void matmul_typed(const MatrixBatch& a, const MatrixBatch& b, const Shape& batch, Tensor& out) {
+  const T* pa = static_cast<const T*>(a.t.raw_data());
+  const T* pb = static_cast<const T*>(b.t.raw_data());
+  T* pc = out.data<T>();
+  const int64_t m = a.rows, n = b.cols, k = a.cols;
+  const int64_t nbatch = shape_numel(batch);
+  if (nbatch == 0) return;
+  if (foldable(a, b, batch)) {
+    kernels::gemm(false, b.trans, nbatch * m, n, k, pa, a.ld, pb, b.ld, pc, n);
+    return;
+  }
+  // Walk the batch multi-index, advancing each operand's offset by its batch strides.
+  std::vector<int64_t> idx(batch.size(), 0);
+  int64_t oa = 0, ob = 0;
+  for (int64_t i = 0; i < nbatch; ++i) {
+    kernels::gemm(a.trans, b.trans, m, n, k, pa + oa, a.ld, pb + ob, b.ld, pc + i * m * n, n);
+    for (size_t d = batch.size(); d-- > 0;) {
+      oa += a.batch_strides[d];
+      ob += b.batch_strides[d];
+      if (++idx[d] < batch[d]) break;
+      oa -= batch[d] * a.batch_strides[d];
+      ob -= batch[d] * b.batch_strides[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+void matmul_kernel(const Tensor& a, const Tensor& b, Tensor& out) {
+  const DType dt = out.dtype();
+  Shape batch = broadcast_shapes(batch_dims(a.shape(), a.dim() == 1), batch_dims(b.shape(), b.dim() == 1));
+  MatrixBatch ma = describe(a.to(dt), true, batch);
+  MatrixBatch mb = describe(b.to(dt), false, batch);
+  visit_numeric(dt, "core::matmul", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    matmul_typed<T>(ma, mb, batch, out);
+  });
+}
+
+Grads matmul_vjp(const VjpContext& c) {
+  Tensor a = c.input(0), b = c.input(1), g = c.grad_output(0);
+  const bool a_vec = a.dim() == 1, b_vec = b.dim() == 1;
+  // Restore the dimensions NumPy removed, so that everything is a batch of matrices.
+  Tensor a2 = a_vec ? unsqueeze(a, 0) : a;
+  Tensor b2 = b_vec ? unsqueeze(b, 1) : b;
+  Shape gs = g.shape();
+  if (a_vec) gs.insert(gs.end() - (b_vec ? 0 : 1), 1);
+  if (b_vec) gs.push_back(1);
+  Tensor g2 = reshape(g, gs);
+  Tensor ga, gb;
+  if (c.needs_grad(0)) {
+    ga = matmul(g2, detail::mH(b2));  // batch + [M, K]; the dispatcher sums broadcast batch dims
+    if (a_vec) ga = reshape(sum_to(ga, {1, a.shape()[0]}), a.shape());
+  }
+  if (c.needs_grad(1)) {
+    gb = matmul(detail::mH(a2), g2);  // batch + [K, N]
+    if (b_vec) gb = reshape(sum_to(gb, {b.shape()[0], 1}), b.shape());
+  }
+  return {ga, gb};
+}
+
+// ---- outer, dot, vdot ----
+
+void check_vector(const char* op, const char* arg, const TensorSpec& t) {
+  if (t.dim() != 1)
+    throw ValueError(std::string(op) + ": argument '" + arg + "' must be 1-D, got shape " + shape_str(t.shape));
+}
+
+}  // namespace
+
+SAMPAN_OP(core, matmul)
+    .doc("Matrix product with NumPy semantics: 1-D operands become a row (left) or column (right) "
+         "that is removed again; leading batch dimensions broadcast. BLAS for float and complex.")
+    .args("a", "b")
+    .outputs("out")
+    .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
+    .shape(matmul_spec)
+    .cpu(matmul_kernel)
+    .vjp(matmul_vjp);
+
+SAMPAN_OP(core, outer)
+    .doc("Outer product out[i, j] = a[i] * b[j] of the flattened operands.")
+    .args("a", "b")
+    .outputs("out")
+    .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
+    .shape([](const TensorSpec& a, const TensorSpec& b) {
+      return TensorSpec{{shape_numel(a.shape), shape_numel(b.shape)}, promote_types(a.dtype, b.dtype), a.device};
+    })
+    .cpu([](const Tensor& a, const Tensor& b, Tensor& out) {
+      Tensor col = reshape(a.to(out.dtype()), {-1, 1}), row = reshape(b.to(out.dtype()), {1, -1});
+      visit_all(out.dtype(), "core::outer", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        detail::binary_loop<T, T>(col, row, out, [](T x, T y) { return static_cast<T>(x * y); });
+      });
+    })
+    .vjp([](const VjpContext& c) -> Grads {
+      Tensor a = c.input(0), b = c.input(1), g = c.grad_output(0);
+      // grad_a[i] = sum_j g[i, j] conj(b[j]); grad_b[j] = sum_i g[i, j] conj(a[i]).
+      return {c.needs_grad(0) ? reshape(matmul(g, conj(reshape(b, {-1}))), a.shape()) : Tensor(),
+              c.needs_grad(1) ? reshape(matmul(transpose(g, 0, 1), conj(reshape(a, {-1}))), b.shape()) : Tensor()};
+    });
+
+SAMPAN_OP(core, dot)
+    .doc("Inner product sum(a * b) of two 1-D tensors of equal length (no conjugation; see vdot).")
+    .args("a", "b")
+    .outputs("out")
+    .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
+    .shape([](const TensorSpec& a, const TensorSpec& b) {
+      check_vector("dot", "a", a);
+      check_vector("dot", "b", b);
+      if (a.shape != b.shape)
+        throw ValueError("dot: shapes " + shape_str(a.shape) + " and " + shape_str(b.shape) + " differ");
+      return matmul_spec(a, b);
+    })
+    .cpu([](const Tensor& a, const Tensor& b, Tensor& out) { matmul_kernel(a, b, out); })
+    .vjp([](const VjpContext& c) -> Grads {
+      Tensor g = c.grad_output(0);
+      return {c.needs_grad(0) ? mul(g, conj(c.input(1))) : Tensor(),
+              c.needs_grad(1) ? mul(g, conj(c.input(0))) : Tensor()};
+    });
+
+SAMPAN_OP(core, vdot)
+    .doc("sum(conj(a) * b) over the flattened operands (equal sizes): the inner product that is "
+         "linear in b and conjugate-linear in a, as NumPy's vdot.")
+    .args("a", "b")
+    .outputs("out")
+    .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
+    .shape([](const TensorSpec& a, const TensorSpec& b) {
+      detail::check_linalg_dtype("vdot", "a", a.dtype);
+      detail::check_linalg_dtype("vdot", "b", b.dtype);
+      if (shape_numel(a.shape) != shape_numel(b.shape))
+        throw ValueError("vdot: shapes " + shape_str(a.shape) + " and " + shape_str(b.shape) +
+                         " have different sizes");
+      return TensorSpec{{}, promote_types(a.dtype, b.dtype), a.device};
+    })
+    .cpu([](const Tensor& a, const Tensor& b, Tensor& out) {
+      matmul_kernel(conj(reshape(a, {-1})), reshape(b, {-1}), out);
+    })
+    .vjp([](const VjpContext& c) -> Grads {
+      // out is conjugate-linear in a: grad_a = conj(g) * b, grad_b = g * a.
+      Tensor a = c.input(0), b = c.input(1), g = c.grad_output(0);
+      return {c.needs_grad(0) ? reshape(mul(conj(g), b), a.shape()) : Tensor(),
+              c.needs_grad(1) ? reshape(mul(g, a), b.shape()) : Tensor()};
+    });
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  static OpHandle op("core::matmul");
+  return op(a, b)[0];
+}
+Tensor outer(const Tensor& a, const Tensor& b) {
+  static OpHandle op("core::outer");
+  return op(a, b)[0];
+}
+Tensor dot(const Tensor& a, const Tensor& b) {
+  static OpHandle op("core::dot");
+  return op(a, b)[0];
+}
+Tensor vdot(const Tensor& a, const Tensor& b) {
+  static OpHandle op("core::vdot");
+  return op(a, b)[0];
+}
+
+}  // namespace sampan

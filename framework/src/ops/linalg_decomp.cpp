@@ -1,0 +1,426 @@
+// sampan: matrix decompositions through Eigen (core::inv, solve, det, eigh, svd). Eigen stays
+// in this file; each op works on the last two dimensions and loops over the batch (in parallel
+// when there are many matrices). vjps are written with ops, so they are differentiable again.
+//
+// References for the vjps: M. B. Giles, "An extended collection of matrix derivative results
+// for forward and reverse mode AD" (2008), sections 2.2-2.3 (inverse, solve, determinant,
+// symmetric eigenproblem); J. Townsend, "Differentiating the singular value decomposition"
+// (2016), and PyTorch's linalg derivations for the complex conventions.
+#include <Eigen/Dense>
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+
+#include "sampan/ops.h"
+#include "linalg_support.h"
+#include "../kernels/strided_loop.h"
+
+namespace sampan {
+
+namespace {
+
+template <class T> using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class T> using Vec = Eigen::Matrix<T, Eigen::Dynamic, 1>;
+
+// Runs f(b) for b in [0, n): in parallel when the work is large enough. f returns false to report
+// a failing matrix; the smallest failing index is returned (-1 if none), since exceptions must
+// not leave an OpenMP region.
+template <class F> int64_t for_each_batch(int64_t n, int64_t work_per_item, F f) {
+  std::atomic<int64_t> first_bad{n};
+#pragma omp parallel for if (n > 1 && n * work_per_item > kernels::kParallelGrain) schedule(dynamic)
+  for (int64_t b = 0; b < n; ++b)
+    if (!f(b)) {
+      int64_t cur = first_bad.load();
+      while (b < cur && !first_bad.compare_exchange_weak(cur, b)) {
+      }
+    }
+  return first_bad.load() < n ? first_bad.load() : -1;
+}
+
+Shape batch_of(const Shape& s) { return Shape(s.begin(), s.end() - 2); }
+
+Shape with_matrix(Shape batch, int64_t rows, int64_t cols) {
+  batch.push_back(rows);
+  batch.push_back(cols);
+  return batch;
+}
+
+std::string matrix_name(int64_t b, const Shape& batch) {
+  return batch.empty() ? std::string("the matrix") : "matrix " + std::to_string(b) + " of the batch";
+}
+
+// float32/64 and complex64/128 stay; integers become float32.
+DType decomp_dtype(const char* op, const TensorSpec& a) {
+  detail::check_linalg_dtype(op, "a", a.dtype);
+  return to_floating(a.dtype);
+}
+
+template <class T> bool all_finite(const T* p, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    if (!std::isfinite(std::abs(p[i]))) return false;
+  return true;
+}
+
+// ---- inv, solve, det ----
+
+// LU with partial pivoting reports singularity as an exactly zero pivot (LAPACK's getrf rule).
+template <class T> bool lu_singular(const Eigen::PartialPivLU<Mat<T>>& lu) {
+  auto d = lu.matrixLU().diagonal();
+  for (Eigen::Index i = 0; i < d.size(); ++i)
+    if (d[i] == T(0)) return true;
+  return false;
+}
+
+void inv_kernel(const Tensor& a, Tensor& out) {
+  Tensor ac = a.to(out.dtype()).contiguous();
+  const int64_t n = ac.shape().back(), nb = shape_numel(batch_of(ac.shape()));
+  if (n == 0) return;
+  visit_floating_complex(out.dtype(), "core::inv", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* pa = ac.data<T>();
+    T* po = out.data<T>();
+    int64_t bad = for_each_batch(nb, n * n * n, [&](int64_t b) {
+      Eigen::PartialPivLU<Mat<T>> lu(Eigen::Map<const Mat<T>>(pa + b * n * n, n, n));
+      if (lu_singular(lu)) return false;
+      Eigen::Map<Mat<T>>(po + b * n * n, n, n) = lu.inverse();
+      return true;
+    });
+    if (bad >= 0) throw ValueError("inv: " + matrix_name(bad, batch_of(ac.shape())) + " is singular");
+  });
+}
+
+// solve(a, b): b is a vector only when it is 1-D (NumPy 2's rule); else [..., n, k].
+TensorSpec solve_spec(const TensorSpec& a, const TensorSpec& b) {
+  detail::check_square("solve", "a", a);
+  detail::check_linalg_dtype("solve", "b", b.dtype);
+  const int64_t n = a.shape.back();
+  const bool vec = b.dim() == 1;
+  if (b.dim() == 0 || (vec ? b.shape[0] : b.shape[b.dim() - 2]) != n)
+    throw ValueError("solve: a of shape " + shape_str(a.shape) + " needs b of shape [" + std::to_string(n) +
+                     "] or [..., " + std::to_string(n) + ", k], got " + shape_str(b.shape));
+  Shape batch;
+  try {
+    batch = broadcast_shapes(batch_of(a.shape), vec ? Shape{} : batch_of(b.shape));
+  } catch (const ValueError&) {
+    throw ValueError("solve: the batch dimensions of shapes " + shape_str(a.shape) + " and " + shape_str(b.shape) +
+                     " do not broadcast");
+  }
+  Shape out = batch;
+  out.push_back(n);
+  if (!vec) out.push_back(b.shape.back());
+  return TensorSpec{out, to_floating(promote_types(a.dtype, b.dtype)), a.device};
+}
+
+void solve_kernel(const Tensor& a, const Tensor& b, Tensor& x) {
+  const int64_t n = a.shape().back();
+  const bool vec = b.dim() == 1;
+  const int64_t k = vec ? 1 : b.shape().back();
+  const Shape batch = vec ? batch_of(a.shape()) : batch_of(x.shape());
+  const int64_t nb = shape_numel(batch);
+  Tensor ac = broadcast_to(a.to(x.dtype()), with_matrix(batch, n, n)).contiguous();
+  Tensor bc = broadcast_to(reshape(b.to(x.dtype()), vec ? Shape{n, 1} : b.shape()), with_matrix(batch, n, k)).contiguous();
+  if (n == 0 || k == 0) return;
+  visit_floating_complex(x.dtype(), "core::solve", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T *pa = ac.data<T>(), *pb = bc.data<T>();
+    T* px = x.data<T>();
+    int64_t bad = for_each_batch(nb, n * n * (n + k), [&](int64_t i) {
+      Eigen::PartialPivLU<Mat<T>> lu(Eigen::Map<const Mat<T>>(pa + i * n * n, n, n));
+      if (lu_singular(lu)) return false;
+      Eigen::Map<Mat<T>>(px + i * n * k, n, k) = lu.solve(Eigen::Map<const Mat<T>>(pb + i * n * k, n, k));
+      return true;
+    });
+    if (bad >= 0) throw ValueError("solve: " + matrix_name(bad, batch) + " of a is singular");
+  });
+}
+
+Grads solve_vjp(const VjpContext& c) {
+  // x = a^-1 b: grad_b = a^-H g, grad_a = -grad_b x^H (Giles 2.2).
+  Tensor a = c.input(0), b = c.input(1), x = c.output(0), g = c.grad_output(0);
+  const bool vec = b.dim() == 1;
+  Tensor gm = vec ? unsqueeze(g, -1) : g, xm = vec ? unsqueeze(x, -1) : x;
+  Tensor gb = solve(detail::mH(a), gm);
+  Tensor ga = c.needs_grad(0) ? neg(matmul(gb, detail::mH(xm))) : Tensor();
+  if (vec) gb = reshape(sum_to(gb, {b.shape()[0], 1}), b.shape());
+  return {ga, c.needs_grad(1) ? gb : Tensor()};
+}
+
+void det_kernel(const Tensor& a, Tensor& out) {
+  Tensor ac = a.to(out.dtype()).contiguous();
+  const int64_t n = ac.shape().back(), nb = out.numel();
+  visit_floating_complex(out.dtype(), "core::det", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* pa = ac.data<T>();
+    T* po = out.data<T>();
+    for_each_batch(nb, n * n * n, [&](int64_t b) {
+      // A zero pivot gives a zero determinant, which is the right value for a singular matrix.
+      po[b] = n == 0 ? T(1) : Eigen::PartialPivLU<Mat<T>>(Eigen::Map<const Mat<T>>(pa + b * n * n, n, n)).determinant();
+      return true;
+    });
+  });
+}
+
+// ---- eigh, svd ----
+
+// Eigenvectors and singular vectors are unique only up to a phase (a sign, for real matrices).
+// Fixing it (the largest-magnitude component of each column real and positive, the first one on
+// ties) makes results reproducible across dtypes and library versions; `other` (V of an SVD)
+// gets the same phase so that U S V^H is unchanged.
+template <class T, class M, class O>
+void fix_phases(M& u, O* other) {
+  using R = typename Eigen::NumTraits<T>::Real;
+  for (Eigen::Index j = 0; j < u.cols(); ++j) {
+    Eigen::Index best = 0;
+    R big = R(-1);
+    for (Eigen::Index i = 0; i < u.rows(); ++i)
+      if (std::abs(u(i, j)) > big) { big = std::abs(u(i, j)); best = i; }
+    if (big <= R(0)) continue;
+    const T phase = Eigen::numext::conj(u(best, j) / big);
+    u.col(j) *= phase;
+    if (other) other->col(j) *= phase;
+  }
+}
+
+void eigh_kernel(const Tensor& a, Tensor& w, Tensor& v) {
+  Tensor ac = a.to(v.dtype()).contiguous();
+  const int64_t n = ac.shape().back(), nb = shape_numel(batch_of(ac.shape()));
+  if (n == 0) return;
+  visit_floating_complex(v.dtype(), "core::eigh", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using R = typename Eigen::NumTraits<T>::Real;
+    const T* pa = ac.data<T>();
+    R* pw = w.data<R>();
+    T* pv = v.data<T>();
+    int64_t bad = for_each_batch(nb, n * n * n, [&](int64_t b) {
+      if (!all_finite(pa + b * n * n, n * n)) return false;
+      Eigen::Map<const Mat<T>> m(pa + b * n * n, n, n);
+      // The Hermitian part, so that the function (and its gradient) is defined for any matrix.
+      Mat<T> h = (m + m.adjoint()) * R(0.5);
+      Eigen::SelfAdjointEigenSolver<Mat<T>> es(h);
+      if (es.info() != Eigen::Success) return false;
+      Mat<T> vecs = es.eigenvectors();
+      fix_phases<T>(vecs, static_cast<Mat<T>*>(nullptr));
+      Eigen::Map<Vec<R>>(pw + b * n, n) = es.eigenvalues();
+      Eigen::Map<Mat<T>>(pv + b * n * n, n, n) = vecs;
+      return true;
+    });
+    if (bad >= 0)
+      throw ValueError("eigh: " + matrix_name(bad, batch_of(ac.shape())) +
+                       " has non-finite entries or the eigensolver did not converge");
+  });
+}
+
+// Whether a gradient can be skipped: all zeros, and not part of a graph being differentiated.
+bool inert_zero(const Tensor& g) {
+  if (g.requires_grad()) return false;
+  NoGradGuard no_grad;
+  return norm(g).item() == 0;
+}
+
+Grads eigh_vjp(const VjpContext& c) {
+  // a = U diag(w) U^H: grad = U (diag(gw) + F o (U^H gU)) U^H with F_ij = 1 / (w_j - w_i) off the
+  // diagonal (Giles 2.3), made Hermitian because the kernel used (a + a^H) / 2.
+  Tensor w = c.output(0), U = c.output(1), gw = c.grad_output(0), gU = c.grad_output(1);
+  const int64_t n = w.shape().back();
+  Tensor inner = detail::diag_embed(gw.to(U.dtype()));
+  if (!inert_zero(gU)) {
+    Tensor I = detail::eye(n, w.dtype());
+    Tensor E = sub(unsqueeze(w, -2), unsqueeze(w, -1));        // w_j - w_i
+    Tensor F = div(sub(ones_like(I), I), add(E, I));           // 0 on the diagonal
+    inner = add(inner, mul(F, matmul(detail::mH(U), gU)));
+  }
+  Tensor G = matmul(matmul(U, inner), detail::mH(U));
+  return {mul(add(G, detail::mH(G)), scalar_tensor(0.5, real_dtype(G.dtype())))};
+}
+
+// ---- svd ----
+
+void svd_kernel(const Tensor& a, Tensor& u, Tensor& s, Tensor& vh) {
+  Tensor ac = a.to(u.dtype()).contiguous();
+  const int64_t m = ac.shape()[ac.dim() - 2], n = ac.shape().back(), k = std::min(m, n);
+  const int64_t nb = shape_numel(batch_of(ac.shape()));
+  if (k == 0) return;
+  visit_floating_complex(u.dtype(), "core::svd", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using R = typename Eigen::NumTraits<T>::Real;
+    const T* pa = ac.data<T>();
+    T *pu = u.data<T>(), *pvh = vh.data<T>();
+    R* ps = s.data<R>();
+    int64_t bad = for_each_batch(nb, m * n * k, [&](int64_t b) {
+      if (!all_finite(pa + b * m * n, m * n)) return false;
+      // One-sided Jacobi (QR-preconditioned): accurate small singular values, and much lighter to
+      // compile than the divide-and-conquer BDCSVD, which only pays off past ~16 x 16 anyway.
+      Eigen::JacobiSVD<Mat<T>> svd(Eigen::Map<const Mat<T>>(pa + b * m * n, m, n),
+                                   Eigen::ComputeThinU | Eigen::ComputeThinV);
+      if (svd.info() != Eigen::Success) return false;
+      Mat<T> uu = svd.matrixU(), vv = svd.matrixV();
+      fix_phases<T>(uu, &vv);
+      Eigen::Map<Mat<T>>(pu + b * m * k, m, k) = uu;
+      Eigen::Map<Vec<R>>(ps + b * k, k) = svd.singularValues();
+      Eigen::Map<Mat<T>>(pvh + b * k * n, k, n) = vv.adjoint();
+      return true;
+    });
+    if (bad >= 0)
+      throw ValueError("svd: " + matrix_name(bad, batch_of(ac.shape())) +
+                       " has non-finite entries or the decomposition did not converge");
+  });
+}
+
+Grads svd_vjp(const VjpContext& c) {
+  Tensor U = c.output(0), S = c.output(1), Vh = c.output(2);
+  Tensor gU = c.grad_output(0), gS = c.grad_output(1), gVh = c.grad_output(2);
+  const int64_t m = U.shape()[U.dim() - 2], n = Vh.shape().back(), k = S.shape().back();
+  const DType dt = U.dtype();
+  Tensor Sc = S.to(dt);
+  const bool use_u = !inert_zero(gU), use_v = !inert_zero(gVh);
+  // Singular values only: grad = U diag(gS) Vh (exact even for repeated or zero values).
+  Tensor core = detail::diag_embed(gS.to(dt));
+  if (!use_u && !use_v) return {matmul(matmul(U, core), Vh)};
+  // With J = skew(U^H gU) and K = skew(V^H gV), skew(X) = X - X^H, and E_ij = s_j^2 - s_i^2:
+  //   core = diag(gS) + (J diag(s) + diag(s) K) / E  (off the diagonal)
+  //          + i Im(diag(U^H gU)) / s on the diagonal for complex inputs (the phase term),
+  // then the parts of gU, gV outside the spans of U, V when a is not square (Townsend 2016).
+  Tensor V = detail::mH(Vh), gV = detail::mH(gVh);
+  Tensor I = detail::eye(k, S.dtype());
+  Tensor S2 = mul(S, S);
+  Tensor E = add(sub(unsqueeze(S2, -2), unsqueeze(S2, -1)), I);  // 1 on the diagonal
+  Tensor offdiag = sub(ones_like(I), I);
+  Tensor s_row = unsqueeze(Sc, -2), s_col = unsqueeze(Sc, -1);
+  Tensor skew_sum;
+  if (use_u) {
+    Tensor UhgU = matmul(detail::mH(U), gU);
+    Tensor J = sub(UhgU, detail::mH(UhgU));
+    skew_sum = mul(J, s_row);
+    if (is_complex(dt)) {
+      // diag(UhgU - UhgU^H) = 2i Im(diag(U^H gU)); the phase term is i Im(diag(U^H gU)) / s.
+      Tensor d = diagonal(J, 0, -2, -1);
+      core = add(core, detail::diag_embed(div(d, mul(Sc, scalar_tensor(2.0, real_dtype(dt))))));
+    }
+  }
+  if (use_v) {
+    Tensor VhgV = matmul(Vh, gV);
+    Tensor K = sub(VhgV, detail::mH(VhgV));
+    Tensor term = mul(s_col, K);
+    skew_sum = skew_sum.defined() ? add(skew_sum, term) : term;
+  }
+  core = add(core, mul(div(skew_sum, E), offdiag));
+  Tensor ga;
+  if (m > k && use_u) {
+    // gU's part outside span(U): (I - U U^H) gU diag(1/s) Vh.
+    Tensor gUs = div(gU, s_row);
+    ga = matmul(add(matmul(U, core), sub(gUs, matmul(U, matmul(detail::mH(U), gUs)))), Vh);
+  } else if (n > k && use_v) {
+    // gV's part outside span(V): U diag(1/s) gV^H (I - V V^H).
+    Tensor gVs = div(gV, s_row);
+    ga = matmul(U, add(matmul(core, Vh), sub(detail::mH(gVs), matmul(matmul(detail::mH(gVs), V), Vh))));
+  } else {
+    ga = matmul(matmul(U, core), Vh);
+  }
+  return {ga};
+}
+
+}  // namespace
+
+SAMPAN_OP(core, inv)
+    .doc("Inverse of a (batch of) square matrices; ValueError names the first singular one.")
+    .args("a")
+    .outputs("out")
+    .dtypes({DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
+    .shape([](const TensorSpec& a) {
+      detail::check_square("inv", "a", a);
+      return TensorSpec{a.shape, decomp_dtype("inv", a), a.device};
+    })
+    .cpu(inv_kernel)
+    .vjp([](const VjpContext& c) -> Grads {
+      // d(a^-1) = -a^-1 da a^-1, so grad = -inv^H g inv^H (Giles 2.2).
+      Tensor ih = detail::mH(c.output(0));
+      return {neg(matmul(matmul(ih, c.grad_output(0)), ih))};
+    });
+
+SAMPAN_OP(core, solve)
+    .doc("x with a x = b for a (batch of) square matrices a; b is a vector when 1-D, else [..., n, k]. "
+         "Batch dimensions broadcast.")
+    .args("a", "b")
+    .outputs("x")
+    .dtypes({DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
+    .shape(solve_spec)
+    .cpu(solve_kernel)
+    .vjp(solve_vjp);
+
+SAMPAN_OP(core, det)
+    .doc("Determinant of a (batch of) square matrices, by LU with partial pivoting.")
+    .args("a")
+    .outputs("out")
+    .dtypes({DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
+    .shape([](const TensorSpec& a) {
+      detail::check_square("det", "a", a);
+      return TensorSpec{batch_of(a.shape), decomp_dtype("det", a), a.device};
+    })
+    .cpu(det_kernel)
+    .vjp([](const VjpContext& c) -> Grads {
+      // d det = det tr(a^-1 da): grad = g conj(det) a^-H (needs an invertible a).
+      Tensor a = c.input(0);
+      Tensor scale = unsqueeze(unsqueeze(mul(c.grad_output(0), conj(c.output(0))), -1), -1);
+      return {mul(scale, detail::mH(inv(a)))};
+    });
+
+SAMPAN_OP(core, eigh)
+    .doc("Eigenvalues (ascending, real) and eigenvectors (columns) of the Hermitian part (a + a^H)/2 "
+         "of a (batch of) square matrices.")
+    .args("a")
+    .outputs("eigenvalues", "eigenvectors")
+    .dtypes({DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
+    .shape([](const TensorSpec& a) {
+      detail::check_square("eigh", "a", a);
+      DType d = decomp_dtype("eigh", a);
+      Shape w(a.shape.begin(), a.shape.end() - 1);
+      return std::vector<TensorSpec>{TensorSpec{w, real_dtype(d), a.device}, TensorSpec{a.shape, d, a.device}};
+    })
+    .cpu(eigh_kernel)
+    .vjp(eigh_vjp);
+
+SAMPAN_OP(core, svd)
+    .doc("Reduced singular value decomposition a = u diag(s) vh: u [..., m, k], s [..., k] "
+         "(descending, real), vh [..., k, n], k = min(m, n).")
+    .args("a")
+    .outputs("u", "s", "vh")
+    .dtypes({DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
+    .shape([](const TensorSpec& a) {
+      if (a.dim() < 2)
+        throw ValueError("svd: argument 'a' must be a matrix or a batch of matrices, got shape " + shape_str(a.shape));
+      DType d = decomp_dtype("svd", a);
+      const Shape batch = batch_of(a.shape);
+      const int64_t m = a.shape[a.dim() - 2], n = a.shape.back(), k = std::min(m, n);
+      Shape s = batch;
+      s.push_back(k);
+      return std::vector<TensorSpec>{TensorSpec{with_matrix(batch, m, k), d, a.device},
+                                     TensorSpec{s, real_dtype(d), a.device},
+                                     TensorSpec{with_matrix(batch, k, n), d, a.device}};
+    })
+    .cpu(svd_kernel)
+    .vjp(svd_vjp);
+
+Tensor inv(const Tensor& a) {
+  static OpHandle op("core::inv");
+  return op(a)[0];
+}
+Tensor solve(const Tensor& a, const Tensor& b) {
+  static OpHandle op("core::solve");
+  return op(a, b)[0];
+}
+Tensor det(const Tensor& a) {
+  static OpHandle op("core::det");
+  return op(a)[0];
+}
+EighResult eigh(const Tensor& a) {
+  static OpHandle op("core::eigh");
+  auto r = op(a);
+  return {r[0], r[1]};
+}
+SvdResult svd(const Tensor& a) {
+  static OpHandle op("core::svd");
+  auto r = op(a);
+  return {r[0], r[1], r[2]};
+}
+
+}  // namespace sampan
