@@ -4,7 +4,7 @@
 // added dimension is removed from the result; leading (batch) dimensions broadcast. Float and
 // complex products go to the BLAS (kernels/gemm.h); an operand whose last two dimensions are a
 // transposed view is passed with the transpose flag instead of being copied; integer products
-// use the loop kernel. Complex gradients follow PyTorch: grad_a = g @ b^H, grad_b = a^H @ g.
+// use the loop kernel; float16/bfloat16 are multiplied in float32 and rounded once. Complex gradients follow PyTorch: grad_a = g @ b^H, grad_b = a^H @ g.
 #include <algorithm>
 
 #include "sampan/ops.h"
@@ -28,8 +28,9 @@ TensorSpec matmul_spec(const TensorSpec& a, const TensorSpec& b) {
   if (a.dim() == 0 || b.dim() == 0)
     throw ValueError("matmul needs operands with at least one dimension, got shapes " + shape_str(a.shape) +
                      " and " + shape_str(b.shape) + " (use mul for scalars)");
-  detail::check_linalg_dtype("matmul", "a", a.dtype);
-  detail::check_linalg_dtype("matmul", "b", b.dtype);
+  if (a.dtype == DType::Bool || b.dtype == DType::Bool)
+    throw TypeError("matmul: bool operands are not supported (got " + std::string(dtype_name(a.dtype)) + " and " +
+                    dtype_name(b.dtype) + "); cast them to an integer or floating dtype");
   const int64_t ka = a.shape.back();
   const int64_t kb = b.dim() == 1 ? b.shape[0] : b.shape[b.dim() - 2];
   if (ka != kb)
@@ -152,6 +153,13 @@ template <class T> void matmul_typed(const MatrixBatch& a, const MatrixBatch& b,
 
 void matmul_kernel(const Tensor& a, const Tensor& b, Tensor& out) {
   const DType dt = out.dtype();
+  if (dt == DType::Float16 || dt == DType::BFloat16) {
+    // No half-precision BLAS on the CPU: multiply in float32 and round once.
+    Tensor wide = Tensor::empty(out.shape(), DType::Float32, out.device());
+    matmul_kernel(a.to(DType::Float32), b.to(DType::Float32), wide);
+    copy_(out, wide);
+    return;
+  }
   Shape batch = broadcast_shapes(batch_dims(a.shape(), a.dim() == 1), batch_dims(b.shape(), b.dim() == 1));
   MatrixBatch ma = describe(a.to(dt), true, batch);
   MatrixBatch mb = describe(b.to(dt), false, batch);
@@ -197,7 +205,8 @@ SAMPAN_OP(core, matmul)
          "that is removed again; leading batch dimensions broadcast. BLAS for float and complex.")
     .args("a", "b")
     .outputs("out")
-    .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
+    .dtypes({DType::Int32, DType::Int64, DType::Float16, DType::BFloat16, DType::Float32, DType::Float64,
+             DType::Complex64, DType::Complex128})
     .shape(matmul_spec)
     .cpu(matmul_kernel)
     .vjp(matmul_vjp);

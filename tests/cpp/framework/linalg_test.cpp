@@ -153,6 +153,12 @@ TEST(Matmul, IntegersMixedDtypesAndEmpty) {
   EXPECT_EQ(values(matmul(transpose(a, 0, 1), a)), std::vector<double>({10, 14, 14, 20}));
   EXPECT_EQ(matmul(a.to(DType::Float32), b.to(DType::Float64)).dtype(), DType::Float64);
   EXPECT_EQ(matmul(a.to(DType::Float32), b.to(DType::Complex64)).dtype(), DType::Complex64);
+  for (DType half : {DType::Float16, DType::BFloat16}) {
+    Tensor x = random({3, 4}, DType::Float32, 15), y = random({4, 2}, DType::Float32, 16);
+    Tensor r = matmul(x.to(half), y.to(half));
+    EXPECT_EQ(r.dtype(), half);
+    expect_close(cvalues(r), cvalues(matmul(x.to(half).to(DType::Float32), y.to(half).to(DType::Float32))), 1e-2);
+  }
   Tensor e = matmul(zeros({2, 0}, DType::Float64), zeros({0, 3}, DType::Float64));
   EXPECT_EQ(e.shape(), (Shape{2, 3}));
   EXPECT_EQ(values(e), std::vector<double>(6, 0.0));
