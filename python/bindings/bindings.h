@@ -44,7 +44,8 @@ py::object dtype_object(DType d);
 DType to_dtype(py::handle obj);
 
 // ---- the GIL ----
-// Ops, backward and check_op run with the GIL released: other Python threads go on meanwhile,
+// Ops on more than a few thousand elements, backward and check_op run with the GIL released
+// (smaller ops keep it: releasing costs more than they take): other Python threads go on meanwhile,
 // and an OpenMP worker that drops the last view of NumPy-borrowed memory can take the GIL to
 // release the array without waiting on a thread that holds it. Everything that touches Python
 // objects (hooks, borrowed-buffer releases) takes the GIL itself.
