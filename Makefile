@@ -17,6 +17,8 @@ BUILD_DIR := build
 VENV_PYTHON := $(CURDIR)/.venv/bin/python
 SAMPAN_JOBS ?= $(shell nproc)
 export CCACHE_DIR ?= $(HOME)/.cache/sampan-ccache
+# Paths under the checkout are hashed relative to it, so clones in other folders share the cache.
+export CCACHE_BASEDIR ?= $(CURDIR)
 
 CMAKE_CONFIGURE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	-DPython3_EXECUTABLE=$(VENV_PYTHON) -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
