@@ -124,6 +124,10 @@ void init_ops(py::module_& m) {
         "arg_names, arg_kinds, output_names, nondifferentiable, once_differentiable, inplace, "
         "views, dtypes.");
   m.def("has_op", [](const std::string& name) { return find_op_if(name) != nullptr; }, py::arg("name"));
+  // einsum is a C++ composition of registered ops (not an op itself), so it is bound by hand.
+  m.def("einsum", [](const std::string& equation, const std::vector<Tensor>& operands) {
+    return einsum(equation, operands);
+  }, py::arg("equation"), py::arg("operands"));
   m.def("load_op_library", &load_op_library, py::arg("path"),
         "dlopens an op library and returns the names of the ops it registered "
         "(call sampan.ops._refresh() afterwards, or use sampan.ops.load_library).");

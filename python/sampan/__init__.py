@@ -34,7 +34,7 @@ from ._creation import (  # noqa: E402
     arange, scalar_tensor,
 )
 from .autograd import grad, no_grad, enable_grad, set_grad_enabled, is_grad_enabled  # noqa: E402
-from ._functions import mean, transpose, flatten, flip, narrow, expand_as  # noqa: E402
+from ._functions import mean, einsum, transpose, flatten, flip, narrow, expand_as  # noqa: E402
 from ._random import (  # noqa: E402
     Generator, default_generator, manual_seed, initial_seed, rand, randn, randint, randperm,
     bernoulli, rand_like, randn_like, normal, uniform,

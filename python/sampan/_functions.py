@@ -27,6 +27,14 @@ def mean(x, axes=(), keepdim=False):
     return _op("sum")(x, axes_list, keepdim) / count
 
 
+def einsum(equation, *operands):
+    """Einstein summation, e.g. ``einsum("bij,bjk->bik", a, b)``: implicit output, ``...``,
+    repeated labels (diagonals, traces) and broadcasting; built from differentiable ops."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    return _C.einsum(equation, list(operands))
+
+
 def transpose(x, dim0, dim1):
     """Swaps dimensions dim0 and dim1 (a view)."""
     op = _op("transpose")

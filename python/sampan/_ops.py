@@ -45,6 +45,8 @@ _DEFAULTS_BY_OP = {
     "core::argmax": {"axis": ()},                                # empty: over the flattened tensor
     "core::argmin": {"axis": ()},
     "core::norm": {"ord": 2.0},
+    "core::var": {"ddof": 0.0},                                  # NumPy's default (not PyTorch's 1)
+    "core::std": {"ddof": 0.0},
     "core::cumsum": {"reverse": False},
     "core::softmax": {"axis": -1},
     "core::log_softmax": {"axis": -1},
