@@ -30,8 +30,12 @@ double min_time(int repeats, int iters, const std::function<void()>& body) {
 }
 
 // a[i] = b[i] + s * c[i] over float32, the STREAM triad: 3 streams of 4 bytes per element.
+// Its arrays come from the same allocator as sampan's tensors, so page size and alignment match.
 double triad_bandwidth(int64_t n) {
-  std::vector<float> a(n), b(n, 1.0f), c(n, 2.0f);
+  Tensor ta = ones({n}), tb = ones({n}), tc = full({n}, 2.0);
+  float* a = ta.data<float>();
+  const float* b = tb.data<float>();
+  const float* c = tc.data<float>();
   const float s = 3.0f;
   double t = min_time(5, 1, [&] {
 #pragma omp parallel for schedule(static)
