@@ -10,22 +10,15 @@
 #include "sampan/ops.h"
 #include "sampan/testing/check_op.h"
 
+#include "../test_util.h"
+
 using namespace sampan;
+using sampan::test::uniform;
+using sampan::test::values;
 
 namespace {
 
-Tensor uniform(const Shape& s, double lo, double hi, uint64_t seed = 7) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(lo, hi);
-  std::vector<double> v(static_cast<size_t>(shape_numel(s)));
-  for (auto& x : v) x = u(rng);
-  return from_vector(v, s);
-}
 
-std::vector<double> values(const Tensor& t) {
-  Tensor c = cast(t, DType::Float64).contiguous();
-  return std::vector<double>(c.data<double>(), c.data<double>() + c.numel());
-}
 
 template <class Op, class Ref> void expect_matches(Op op, Ref ref, double lo, double hi) {
   std::vector<Tensor> inputs = {uniform({9}, lo, hi, 1), uniform({2, 3, 4}, lo, hi, 2),

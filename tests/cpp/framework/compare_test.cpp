@@ -11,7 +11,10 @@
 #include "sampan/ops.h"
 #include "sampan/testing/check_op.h"
 
+#include "../test_util.h"
+
 using namespace sampan;
+using sampan::test::values;
 
 namespace {
 
@@ -24,10 +27,6 @@ Tensor small_ints(const Shape& s, uint64_t seed, DType d = DType::Float64) {
   return from_vector(v, s, d);
 }
 
-std::vector<double> values(const Tensor& t) {
-  Tensor c = cast(t, DType::Float64).contiguous();
-  return std::vector<double>(c.data<double>(), c.data<double>() + c.numel());
-}
 
 Tensor complex_tensor(const std::vector<complex128>& v) {
   Tensor t = Tensor::empty({static_cast<int64_t>(v.size())}, DType::Complex128);

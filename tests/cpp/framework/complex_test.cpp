@@ -10,7 +10,11 @@
 #include "sampan/ops.h"
 #include "sampan/testing/check_op.h"
 
+#include "../test_util.h"
+
 using namespace sampan;
+using sampan::test::uniform;
+using sampan::test::values;
 
 namespace {
 
@@ -22,18 +26,7 @@ Tensor random_complex(int64_t n, uint64_t seed) {
   return t;
 }
 
-Tensor uniform(const Shape& s, double lo, double hi, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(lo, hi);
-  std::vector<double> v(static_cast<size_t>(shape_numel(s)));
-  for (auto& x : v) x = u(rng);
-  return from_vector(v, s);
-}
 
-std::vector<double> values(const Tensor& t) {
-  Tensor c = cast(t, DType::Float64).contiguous();
-  return std::vector<double>(c.data<double>(), c.data<double>() + c.numel());
-}
 
 std::vector<complex128> cvalues(const Tensor& t) {
   Tensor c = cast(t, DType::Complex128).contiguous();

@@ -10,25 +10,17 @@
 #include "sampan/ops.h"
 #include "sampan/testing/check_op.h"
 
+#include "../test_util.h"
+
 using namespace sampan;
+using sampan::test::uniform;
+using sampan::test::values;
 
 namespace {
 
 using UnaryFn = Tensor (*)(const Tensor&);
 
-Tensor uniform(const Shape& s, double lo, double hi, uint64_t seed = 7) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(lo, hi);
-  std::vector<double> v(static_cast<size_t>(shape_numel(s)));
-  for (auto& x : v) x = u(rng);
-  return from_vector(v, s);
-}
 
-// The elements in logical (row-major) order, as doubles.
-std::vector<double> values(const Tensor& t) {
-  Tensor c = cast(t, DType::Float64).contiguous();
-  return std::vector<double>(c.data<double>(), c.data<double>() + c.numel());
-}
 
 Tensor complex_tensor(const std::vector<complex128>& v) {
   Tensor t = Tensor::empty({static_cast<int64_t>(v.size())}, DType::Complex128);
