@@ -12,6 +12,20 @@
 
 namespace sampan::kernels {
 
+/// A row-major shape viewed as [outer, n, inner] around dimension `d` (n = shape[d]).
+struct AxisSplit {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+inline AxisSplit split_at_axis(const int64_t* shape, int64_t ndim, int64_t d) {
+  AxisSplit r;
+  for (int64_t i = 0; i < ndim; ++i) {
+    if (i < d) r.outer *= shape[i];
+    else if (i == d) r.n = shape[i];
+    else r.inner *= shape[i];
+  }
+  return r;
+}
+
 /// Runs f(line_start_offset) for every line along the axis.
 template <class F> void for_each_line(int64_t outer, int64_t n, int64_t inner, F f) {
   const int64_t lines = outer * inner;

@@ -12,23 +12,16 @@
 
 #include "sampan/ops.h"
 #include "elementwise_support.h"
+#include "../kernels/axis_loop.h"
 #include "../kernels/index_kernels.h"
 
 namespace sampan {
 
 namespace {
 
-struct AxisSplit {
-  int64_t outer = 1, n = 1, inner = 1;
-};
+using kernels::AxisSplit;
 AxisSplit split_at(const Shape& s, int64_t d) {
-  AxisSplit r;
-  for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
-    if (i < d) r.outer *= s[i];
-    else if (i == d) r.n = s[i];
-    else r.inner *= s[i];
-  }
-  return r;
+  return kernels::split_at_axis(s.data(), static_cast<int64_t>(s.size()), d);
 }
 
 int64_t axis_of(const char* op, int64_t axis, int64_t ndim) {

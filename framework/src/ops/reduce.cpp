@@ -185,10 +185,8 @@ void arg_extreme_kernel(const Tensor& x, const std::vector<int64_t>& axis, bool,
   Tensor xc = x.contiguous();
   int64_t outer = 1, n = xc.numel(), inner = 1;
   if (!axis.empty() && xc.dim() > 0) {
-    int64_t a = normalize_axis(axis[0], xc.dim());
-    n = xc.shape()[a];
-    for (int64_t d = 0; d < a; ++d) outer *= xc.shape()[d];
-    for (int64_t d = a + 1; d < xc.dim(); ++d) inner *= xc.shape()[d];
+    auto sp = kernels::split_at_axis(xc.shape().data(), xc.dim(), normalize_axis(axis[0], xc.dim()));
+    outer = sp.outer, n = sp.n, inner = sp.inner;
   }
   if (outer * inner == 0) return;
   visit_real(xc.dtype(), Max ? "core::argmax" : "core::argmin", [&](auto tag) {
@@ -589,13 +587,9 @@ SAMPAN_OP(core, cumsum)
     })
     .cpu([](const Tensor& x, int64_t axis, bool reverse, Tensor& out) {
       Tensor xc = x.to(out.dtype()).contiguous();
-      int64_t outer = 1, n = 1, inner = 1;
-      if (xc.dim() > 0) {
-        int64_t a = normalize_axis(axis, xc.dim());
-        n = xc.shape()[a];
-        for (int64_t d = 0; d < a; ++d) outer *= xc.shape()[d];
-        for (int64_t d = a + 1; d < xc.dim(); ++d) inner *= xc.shape()[d];
-      }
+      kernels::AxisSplit sp;  // a 0-d tensor is one line of one element
+      if (xc.dim() > 0) sp = kernels::split_at_axis(xc.shape().data(), xc.dim(), normalize_axis(axis, xc.dim()));
+      const int64_t outer = sp.outer, n = sp.n, inner = sp.inner;
       visit_numeric(out.dtype(), "core::cumsum", [&](auto tag) {
         using T = typename decltype(tag)::type;
         kernels::cumsum_axis<T, typename accum<T>::type>(outer, n, inner, xc.data<T>(), out.data<T>(), reverse);

@@ -22,13 +22,9 @@ TensorSpec softmax_spec(const TensorSpec& x, int64_t axis) {
 template <bool Log> void softmax_kernel(const Tensor& x, int64_t axis, Tensor& out) {
   Tensor xc = x.to(out.dtype()).contiguous();
   if (xc.numel() == 0) return;
-  int64_t outer = 1, n = 1, inner = 1;
-  if (xc.dim() > 0) {
-    int64_t a = normalize_axis(axis, xc.dim());
-    n = xc.shape()[a];
-    for (int64_t d = 0; d < a; ++d) outer *= xc.shape()[d];
-    for (int64_t d = a + 1; d < xc.dim(); ++d) inner *= xc.shape()[d];
-  }
+  kernels::AxisSplit sp;  // a 0-d tensor is one line of one element
+  if (xc.dim() > 0) sp = kernels::split_at_axis(xc.shape().data(), xc.dim(), normalize_axis(axis, xc.dim()));
+  const int64_t outer = sp.outer, n = sp.n, inner = sp.inner;
   visit_floating(out.dtype(), Log ? "core::log_softmax" : "core::softmax", [&](auto tag) {
     using T = typename decltype(tag)::type;
     kernels::softmax_axis(outer, n, inner, xc.data<T>(), out.data<T>(), Log);

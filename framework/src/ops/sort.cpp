@@ -12,6 +12,7 @@
 
 #include "sampan/ops.h"
 #include "elementwise_support.h"
+#include "../kernels/axis_loop.h"
 
 namespace sampan {
 
@@ -26,17 +27,9 @@ template <class T> bool less_nan_last(T a, T b) {
   return a < b;
 }
 
-struct Lines {
-  int64_t outer = 1, n = 1, inner = 1;
-};
+using Lines = kernels::AxisSplit;
 Lines lines_of(const Shape& s, int64_t d) {
-  Lines l;
-  for (int64_t i = 0; i < static_cast<int64_t>(s.size()); ++i) {
-    if (i < d) l.outer *= s[i];
-    else if (i == d) l.n = s[i];
-    else l.inner *= s[i];
-  }
-  return l;
+  return kernels::split_at_axis(s.data(), static_cast<int64_t>(s.size()), d);
 }
 
 int64_t sort_axis(const char* op, int64_t axis, int64_t ndim) {
