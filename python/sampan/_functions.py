@@ -86,5 +86,17 @@ def expand_as(x, other):
     return _op("broadcast_to")(x, other.shape)
 
 
-for _fn in (mean, transpose, flatten, flip, narrow, expand_as):
+def fill_(x, value):
+    """Sets every element of ``x`` to ``value`` in place (through core::copy_, so views, version
+    counters and autograd behave as for any in-place write); returns ``x``."""
+    _op("copy_")(x, value)  # the scalar becomes a 0-d tensor and is converted to x's dtype
+    return x
+
+
+def zero_(x):
+    """Sets every element of ``x`` to zero in place; returns ``x``."""
+    return fill_(x, 0)
+
+
+for _fn in (mean, transpose, flatten, flip, narrow, expand_as, fill_, zero_):
     setattr(Tensor, _fn.__name__, _fn)

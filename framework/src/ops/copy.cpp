@@ -72,6 +72,8 @@ Tensor clone(const Tensor& x) {
   static OpHandle op("core::clone");
   return op(x)[0];
 }
+Tensor fill_(const Tensor& x, double value) { return copy_(x, scalar_tensor(value, x.dtype(), x.device())); }
+Tensor zero_(const Tensor& x) { return fill_(x, 0.0); }
 Tensor contiguous(const Tensor& x) { return x.is_contiguous() ? x : clone(x); }
 Tensor copy_(const Tensor& dst, const Tensor& src) {
   static OpHandle op("core::copy_");

@@ -13,5 +13,9 @@ Tensor contiguous(const Tensor& x);
 Tensor clone(const Tensor& x);
 /// Writes `src` (broadcast and converted) into `dst` in place; returns dst.
 Tensor copy_(const Tensor& dst, const Tensor& src);
+/// Sets every element of x to `value` in place (a copy_ from a scalar); returns x.
+Tensor fill_(const Tensor& x, double value);
+/// Sets every element of x to zero in place; returns x.
+Tensor zero_(const Tensor& x);
 
 }  // namespace sampan
