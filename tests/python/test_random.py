@@ -82,3 +82,9 @@ def test_errors():
         sp.normal(0.0, -1.0, size=3)
     with pytest.raises(TypeError, match="float32 or float64"):
         sp.rand(3, dtype=sp.int64)
+
+
+def test_a_generator_of_the_wrong_type_is_a_type_error():
+    import pytest
+    with pytest.raises(TypeError, match="generator must be a sampan.Generator"):
+        sp.randn([3], generator=5)
