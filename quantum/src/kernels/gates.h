@@ -1,0 +1,200 @@
+// sampan quantum: in-place gate kernels on a state vector of 2^n amplitudes.
+//
+// Qubit convention (used everywhere in sampan.quantum): qubit q is bit q of the amplitude index,
+// so qubit 0 is the least significant bit. A k-qubit matrix acting on qubits (q_0, ..., q_{k-1})
+// is indexed by the local index b = bit(q_0) + 2 bit(q_1) + ... (q_0 is again the low bit).
+//
+// Kernels are plain functions over an amplitude pointer; no Tensor, no checks (the callers
+// validate qubits). `cmask` is a bit mask of control qubits: the gate acts only on the
+// amplitudes whose control bits are all 1. Single-qubit kernels walk the pairs as blocks (outer
+// loop over blocks of 2^(t+1), inner contiguous loop over 2^t) so memory access stays streaming
+// for every target; OpenMP splits the collapsed loop above kParallelAmps amplitudes.
+#pragma once
+
+#include <algorithm>
+#include <complex>
+#include <cstdint>
+#include <vector>
+
+namespace sampan::quantum::kernels {
+
+constexpr uint64_t kParallelAmps = uint64_t(1) << 14;
+
+// Calls f(i0, i1) for every pair of indices differing in bit t (i0 has the bit clear) whose
+// control bits are set. Block structure: no per-amplitude bit insertion.
+template <class F>
+inline void for_each_pair(int n, int t, uint64_t cmask, F&& f) {
+  const uint64_t N = uint64_t(1) << n, half = uint64_t(1) << t;
+  const int64_t nblocks = static_cast<int64_t>(N >> (t + 1)), inner = static_cast<int64_t>(half);
+#pragma omp parallel for collapse(2) if (N >= kParallelAmps) schedule(static)
+  for (int64_t b = 0; b < nblocks; ++b)
+    for (int64_t i = 0; i < inner; ++i) {
+      const uint64_t i0 = (static_cast<uint64_t>(b) << (t + 1)) | static_cast<uint64_t>(i);
+      if ((i0 & cmask) != cmask) continue;
+      f(i0, i0 | half);
+    }
+}
+
+// Calls f(base) for every index whose bits at the (sorted) `sorted_qubits` are 0 and whose
+// control bits are set; used by multi-qubit kernels (bit insertion per group of 2^k amplitudes).
+template <class F>
+inline void for_each_group(int n, const std::vector<int>& sorted_qubits, uint64_t cmask, F&& f) {
+  const int k = static_cast<int>(sorted_qubits.size());
+  const int64_t groups = static_cast<int64_t>(uint64_t(1) << (n - k));
+  const uint64_t N = uint64_t(1) << n;
+#pragma omp parallel for if (N >= kParallelAmps) schedule(static)
+  for (int64_t g = 0; g < groups; ++g) {
+    uint64_t base = static_cast<uint64_t>(g);
+    for (int q : sorted_qubits) {
+      const uint64_t low = base & ((uint64_t(1) << q) - 1);
+      base = ((base >> q) << (q + 1)) | low;
+    }
+    if ((base & cmask) != cmask) continue;
+    f(base);
+  }
+}
+
+/// Dense 2x2 matrix m (row-major) on target t.
+template <class T>
+void apply_1q(std::complex<T>* a, int n, int t, const std::complex<T>* m, uint64_t cmask = 0) {
+  const std::complex<T> m00 = m[0], m01 = m[1], m10 = m[2], m11 = m[3];
+  for_each_pair(n, t, cmask, [=](uint64_t i0, uint64_t i1) {
+    const std::complex<T> x = a[i0], y = a[i1];
+    a[i0] = m00 * x + m01 * y;
+    a[i1] = m10 * x + m11 * y;
+  });
+}
+
+/// Diagonal 1-qubit gate diag(d0, d1) on target t.
+template <class T>
+void apply_diag_1q(std::complex<T>* a, int n, int t, std::complex<T> d0, std::complex<T> d1, uint64_t cmask = 0) {
+  for_each_pair(n, t, cmask, [=](uint64_t i0, uint64_t i1) {
+    a[i0] *= d0;
+    a[i1] *= d1;
+  });
+}
+
+/// Phase gate diag(1, p) (Z: p = -1, S: p = i, T: p = e^{i pi/4}); with controls CZ / CP.
+template <class T>
+void apply_phase(std::complex<T>* a, int n, int t, std::complex<T> p, uint64_t cmask = 0) {
+  for_each_pair(n, t, cmask, [=](uint64_t, uint64_t i1) { a[i1] *= p; });
+}
+
+/// Pauli X (with controls: CNOT, Toffoli ...).
+template <class T>
+void apply_x(std::complex<T>* a, int n, int t, uint64_t cmask = 0) {
+  for_each_pair(n, t, cmask, [=](uint64_t i0, uint64_t i1) { std::swap(a[i0], a[i1]); });
+}
+
+/// Pauli Z.
+template <class T>
+void apply_z(std::complex<T>* a, int n, int t, uint64_t cmask = 0) {
+  for_each_pair(n, t, cmask, [=](uint64_t, uint64_t i1) { a[i1] = -a[i1]; });
+}
+
+/// Hadamard.
+template <class T>
+void apply_h(std::complex<T>* a, int n, int t, uint64_t cmask = 0) {
+  const T r = static_cast<T>(0.70710678118654752440);
+  for_each_pair(n, t, cmask, [=](uint64_t i0, uint64_t i1) {
+    const std::complex<T> x = a[i0], y = a[i1];
+    a[i0] = r * (x + y);
+    a[i1] = r * (x - y);
+  });
+}
+
+/// SWAP of qubits q0 and q1 (q0 != q1).
+template <class T>
+void apply_swap(std::complex<T>* a, int n, int q0, int q1, uint64_t cmask = 0) {
+  std::vector<int> s = {std::min(q0, q1), std::max(q0, q1)};
+  const uint64_t b0 = uint64_t(1) << q0, b1 = uint64_t(1) << q1;
+  for_each_group(n, s, cmask, [=](uint64_t base) { std::swap(a[base | b0], a[base | b1]); });
+}
+
+/// Dense 4x4 matrix on (q0, q1): local index bit(q0) + 2 bit(q1).
+template <class T>
+void apply_2q(std::complex<T>* a, int n, int q0, int q1, const std::complex<T>* m, uint64_t cmask = 0) {
+  std::vector<int> s = {std::min(q0, q1), std::max(q0, q1)};
+  const uint64_t b0 = uint64_t(1) << q0, b1 = uint64_t(1) << q1;
+  for_each_group(n, s, cmask, [=](uint64_t base) {
+    const uint64_t idx[4] = {base, base | b0, base | b1, base | b0 | b1};
+    std::complex<T> v[4];
+    for (int r = 0; r < 4; ++r) v[r] = a[idx[r]];
+    for (int r = 0; r < 4; ++r)
+      a[idx[r]] = m[4 * r] * v[0] + m[4 * r + 1] * v[1] + m[4 * r + 2] * v[2] + m[4 * r + 3] * v[3];
+  });
+}
+
+/// Dense 2^k x 2^k matrix on `qubits` (distinct; local bit j is qubits[j]); k <= 10.
+template <class T>
+void apply_kq(std::complex<T>* a, int n, const std::vector<int>& qubits, const std::complex<T>* m,
+              uint64_t cmask = 0) {
+  const int k = static_cast<int>(qubits.size());
+  const int dim = 1 << k;
+  std::vector<int> s = qubits;
+  std::sort(s.begin(), s.end());
+  std::vector<uint64_t> offs(dim, 0);
+  for (int b = 0; b < dim; ++b)
+    for (int j = 0; j < k; ++j)
+      if (b >> j & 1) offs[b] |= uint64_t(1) << qubits[j];
+  const uint64_t* off = offs.data();
+  for_each_group(n, s, cmask, [=](uint64_t base) {
+    std::complex<T> v[1 << 10];
+    for (int r = 0; r < dim; ++r) v[r] = a[base | off[r]];
+    for (int r = 0; r < dim; ++r) {
+      std::complex<T> acc = 0;
+      for (int c = 0; c < dim; ++c) acc += m[static_cast<size_t>(r) * dim + c] * v[c];
+      a[base | off[r]] = acc;
+    }
+  });
+}
+
+/// sum over controlled pairs of conj(lam) . (m phi) restricted to target t: <lam| C(m) |phi>
+/// with C(m) acting as m where the controls are set and as 0 elsewhere (a gate derivative).
+template <class T>
+std::complex<double> inner_1q(const std::complex<T>* lam, const std::complex<T>* phi, int n, int t,
+                              const std::complex<T>* m, uint64_t cmask) {
+  const uint64_t half = uint64_t(1) << t;
+  const int64_t pairs = static_cast<int64_t>(uint64_t(1) << (n - 1));
+  double re = 0, im = 0;
+#pragma omp parallel for reduction(+ : re, im) if ((uint64_t(1) << n) >= kParallelAmps) schedule(static)
+  for (int64_t k = 0; k < pairs; ++k) {
+    const uint64_t kk = static_cast<uint64_t>(k);
+    const uint64_t i0 = ((kk >> t) << (t + 1)) | (kk & (half - 1)), i1 = i0 | half;
+    if ((i0 & cmask) != cmask) continue;
+    const std::complex<T> x = phi[i0], y = phi[i1];
+    const std::complex<T> s = std::conj(lam[i0]) * (m[0] * x + m[1] * y) + std::conj(lam[i1]) * (m[2] * x + m[3] * y);
+    re += s.real();
+    im += s.imag();
+  }
+  return {re, im};
+}
+
+/// <lam| C(m) |phi> for a 4x4 m on (q0, q1), zero outside the controls.
+template <class T>
+std::complex<double> inner_2q(const std::complex<T>* lam, const std::complex<T>* phi, int n, int q0, int q1,
+                              const std::complex<T>* m, uint64_t cmask) {
+  const int lo = std::min(q0, q1), hi = std::max(q0, q1);
+  const uint64_t b0 = uint64_t(1) << q0, b1 = uint64_t(1) << q1;
+  const int64_t groups = static_cast<int64_t>(uint64_t(1) << (n - 2));
+  double re = 0, im = 0;
+#pragma omp parallel for reduction(+ : re, im) if ((uint64_t(1) << n) >= kParallelAmps) schedule(static)
+  for (int64_t g = 0; g < groups; ++g) {
+    uint64_t base = static_cast<uint64_t>(g);
+    base = ((base >> lo) << (lo + 1)) | (base & ((uint64_t(1) << lo) - 1));
+    base = ((base >> hi) << (hi + 1)) | (base & ((uint64_t(1) << hi) - 1));
+    if ((base & cmask) != cmask) continue;
+    const uint64_t idx[4] = {base, base | b0, base | b1, base | b0 | b1};
+    std::complex<T> s = 0;
+    for (int r = 0; r < 4; ++r) {
+      std::complex<T> acc = 0;
+      for (int c = 0; c < 4; ++c) acc += m[4 * r + c] * phi[idx[c]];
+      s += std::conj(lam[idx[r]]) * acc;
+    }
+    re += s.real();
+    im += s.imag();
+  }
+  return {re, im};
+}
+
+}  // namespace sampan::quantum::kernels
