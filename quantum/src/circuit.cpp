@@ -1,0 +1,270 @@
+// sampan quantum: circuit decoding, forward simulation, expectation and the adjoint gradient.
+#include "sampan/quantum/circuit.h"
+
+#include <array>
+#include <cmath>
+
+#include "kernels/gates.h"
+#include "sampan/error.h"
+#include "sampan/quantum/state_vector.h"
+
+namespace sampan::quantum {
+
+namespace {
+
+using C = complex128;
+const C kI(0, 1);
+
+const GateInfo kGates[kNumOpcodes] = {
+    {"H", 1, 0},   {"X", 1, 0},   {"Y", 1, 0},   {"Z", 1, 0},    {"S", 1, 0},    {"Sdg", 1, 0},  {"T", 1, 0},
+    {"Tdg", 1, 0}, {"P", 1, 1},   {"RX", 1, 1},  {"RY", 1, 1},   {"RZ", 1, 1},   {"U3", 1, 3},   {"CNOT", 2, 0},
+    {"CY", 2, 0},  {"CZ", 2, 0},  {"SWAP", 2, 0}, {"CP", 2, 1},  {"CRX", 2, 1},  {"CRY", 2, 1},  {"CRZ", 2, 1},
+    {"RXX", 2, 1}, {"RYY", 2, 1}, {"RZZ", 2, 1}, {"CCX", 3, 0},
+};
+
+// A gate as the simulator applies it: a 2x2 or 4x4 matrix on `targets`, active where the bits of
+// cmask are set. Parameter-free gates keep `fast` (their opcode) so the fast kernels run.
+struct Resolved {
+  std::vector<int> targets;
+  uint64_t cmask = 0;
+  std::vector<C> m;   // row-major
+  bool fast = false;
+};
+
+using M2 = std::array<C, 4>;
+using M4 = std::array<C, 16>;
+const M2 kPx = {0, 1, 1, 0}, kPy = {0, -kI, kI, 0}, kPz = {1, 0, 0, -1};
+
+M4 kron2(const M2& hi, const M2& lo) {  // hi acts on local bit 1, lo on local bit 0
+  M4 r{};
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) r[4 * i + j] = hi[2 * (i >> 1) + (j >> 1)] * lo[2 * (i & 1) + (j & 1)];
+  return r;
+}
+
+// exp(-i theta/2 P) = cos(theta/2) I - i sin(theta/2) P, and its derivative in theta.
+template <size_t D>
+std::vector<C> pauli_rotation(const std::array<C, D * D>& p, double theta, bool derivative) {
+  const double c = std::cos(theta / 2), s = std::sin(theta / 2);
+  std::vector<C> r(D * D);
+  for (size_t i = 0; i < D * D; ++i) {
+    const C id = (i % (D + 1) == 0) ? 1.0 : 0.0;
+    r[i] = derivative ? (-0.5 * s) * id - kI * (0.5 * c) * p[i] : c * id - kI * s * p[i];
+  }
+  return r;
+}
+
+double angle(const Gate& g, int j, const double* params, const std::vector<double>& constants) {
+  const int64_t s = g.slots[j];
+  return s >= 0 ? params[s] : constants[static_cast<size_t>(-s - 1)];
+}
+
+// The matrix of gate g, or (derivative = slot index j >= 0) its derivative in parameter j.
+Resolved resolve(const Gate& g, const double* params, const std::vector<double>& constants, int derivative = -1) {
+  Resolved r;
+  const auto& q = g.qubits;
+  const bool d = derivative >= 0;
+  auto th = [&](int j) { return angle(g, j, params, constants); };
+  auto one = [&](std::vector<C> m, size_t n_controls) {
+    for (size_t i = 0; i < n_controls; ++i) r.cmask |= uint64_t(1) << q[i];
+    r.targets = {q.back()};
+    r.m = std::move(m);
+  };
+  switch (g.op) {
+    case kH: { const double h = M_SQRT1_2; one({h, h, h, -h}, 0); r.fast = true; break; }
+    case kX: one({0, 1, 1, 0}, 0); r.fast = true; break;
+    case kY: one({0, -kI, kI, 0}, 0); r.fast = true; break;
+    case kZ: one({1, 0, 0, -1}, 0); r.fast = true; break;
+    case kS: one({1, 0, 0, kI}, 0); r.fast = true; break;
+    case kSdg: one({1, 0, 0, -kI}, 0); r.fast = true; break;
+    case kT: one({1, 0, 0, std::polar(1.0, M_PI / 4)}, 0); r.fast = true; break;
+    case kTdg: one({1, 0, 0, std::polar(1.0, -M_PI / 4)}, 0); r.fast = true; break;
+    case kCNOT: one({0, 1, 1, 0}, 1); r.fast = true; break;
+    case kCY: one({0, -kI, kI, 0}, 1); r.fast = true; break;
+    case kCZ: one({1, 0, 0, -1}, 1); r.fast = true; break;
+    case kCCX: one({0, 1, 1, 0}, 2); r.fast = true; break;
+    case kSWAP:
+      r.targets = {q[0], q[1]};
+      r.m = {1, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1};
+      r.fast = true;
+      break;
+    case kP: case kCP: {
+      const C e = std::polar(1.0, th(0));
+      one(d ? std::vector<C>{0, 0, 0, kI * e} : std::vector<C>{1, 0, 0, e}, g.op == kCP ? 1 : 0);
+      break;
+    }
+    case kRX: case kCRX: one(pauli_rotation<2>(kPx, th(0), d), g.op == kCRX ? 1 : 0); break;
+    case kRY: case kCRY: one(pauli_rotation<2>(kPy, th(0), d), g.op == kCRY ? 1 : 0); break;
+    case kRZ: case kCRZ: one(pauli_rotation<2>(kPz, th(0), d), g.op == kCRZ ? 1 : 0); break;
+    case kU3: {
+      const double t = th(0), phi = th(1), lam = th(2), c = std::cos(t / 2), s = std::sin(t / 2);
+      const C ep = std::polar(1.0, phi), el = std::polar(1.0, lam), epl = std::polar(1.0, phi + lam);
+      std::vector<C> m;
+      if (!d) m = {c, -el * s, ep * s, epl * c};
+      else if (derivative == 0) m = {-0.5 * s, -el * (0.5 * c), ep * (0.5 * c), -epl * (0.5 * s)};
+      else if (derivative == 1) m = {0, 0, kI * ep * s, kI * epl * c};
+      else m = {0, -kI * el * s, 0, kI * epl * c};
+      one(std::move(m), 0);
+      break;
+    }
+    case kRXX: case kRYY: case kRZZ: {
+      const M2& p = g.op == kRXX ? kPx : g.op == kRYY ? kPy : kPz;
+      r.targets = {q[0], q[1]};
+      r.m = pauli_rotation<4>(kron2(p, p), th(0), d);
+      break;
+    }
+    default: throw ValueError("quantum: unknown opcode " + std::to_string(g.op));
+  }
+  return r;
+}
+
+// Applies U (or U^dagger) of a resolved gate in place.
+void apply(C* a, int n, const Gate& g, const Resolved& r, bool adjoint) {
+  const int t = r.targets.back();
+  if (r.fast) {
+    switch (g.op) {
+      case kH: kernels::apply_h(a, n, t); return;
+      case kX: case kCNOT: case kCCX: kernels::apply_x(a, n, t, r.cmask); return;
+      case kZ: case kCZ: kernels::apply_z(a, n, t, r.cmask); return;
+      case kS: case kSdg: case kT: case kTdg:
+        kernels::apply_phase(a, n, t, adjoint ? std::conj(r.m[3]) : r.m[3]);
+        return;
+      case kSWAP: kernels::apply_swap(a, n, r.targets[0], r.targets[1]); return;
+      default: break;  // Y, CY: the dense path (self-inverse)
+    }
+  }
+  std::vector<C> m = r.m;
+  const size_t dim = r.targets.size() == 1 ? 2 : 4;
+  if (adjoint)
+    for (size_t i = 0; i < dim; ++i)
+      for (size_t j = 0; j < dim; ++j) m[i * dim + j] = std::conj(r.m[j * dim + i]);
+  if (dim == 2) kernels::apply_1q(a, n, t, m.data(), r.cmask);
+  else kernels::apply_2q(a, n, r.targets[0], r.targets[1], m.data(), r.cmask);
+}
+
+// out = H psi.
+void apply_hamiltonian(const C* psi, const std::vector<PauliTerm>& h, int n, C* out) {
+  const int64_t N = int64_t(1) << n;
+  for (int64_t i = 0; i < N; ++i) out[i] = 0;
+  for (const auto& term : h) {
+    const C phase = std::pow(kI, term.n_y) * term.coeff;
+#pragma omp parallel for if (uint64_t(N) >= kernels::kParallelAmps) schedule(static)
+    for (int64_t i = 0; i < N; ++i) {
+      const uint64_t u = static_cast<uint64_t>(i);
+      const double sign = (__builtin_popcountll(u & term.zmask) & 1) ? -1.0 : 1.0;
+      out[u ^ term.xmask] += phase * sign * psi[u];
+    }
+  }
+}
+
+}  // namespace
+
+const GateInfo& gate_info(int64_t opcode) {
+  SAMPAN_CHECK(opcode >= 0 && opcode < kNumOpcodes, ValueError, "quantum: unknown gate opcode ", opcode,
+               " (valid: 0 to ", kNumOpcodes - 1, ")");
+  return kGates[opcode];
+}
+
+std::vector<Gate> decode_circuit(const std::vector<int64_t>& enc, int64_t n_params, int64_t n_constants,
+                                 int64_t n, const char* who) {
+  std::vector<Gate> gates;
+  size_t i = 0;
+  while (i < enc.size()) {
+    const std::string where = std::string(who) + ": gate " + std::to_string(gates.size());
+    const GateInfo& info = gate_info(enc[i]);
+    const size_t need = 1 + static_cast<size_t>(info.n_qubits + info.n_params);
+    SAMPAN_CHECK(i + need <= enc.size(), ValueError, where, " (", info.name, ") needs ", need,
+                 " circuit entries but only ", enc.size() - i, " remain");
+    Gate g{enc[i], {}, {}};
+    std::vector<int64_t> qs(enc.begin() + static_cast<long>(i) + 1, enc.begin() + static_cast<long>(i) + 1 + info.n_qubits);
+    check_qubits(qs, n, (where + " (" + info.name + ")").c_str());
+    g.qubits.assign(qs.begin(), qs.end());
+    for (int j = 0; j < info.n_params; ++j) {
+      const int64_t s = enc[i + 1 + static_cast<size_t>(info.n_qubits + j)];
+      if (s >= 0)
+        SAMPAN_CHECK(n_params < 0 || s < n_params, IndexError, where, " (", info.name, ") reads params[", s,
+                     "] but params has ", n_params, " entries");
+      else
+        SAMPAN_CHECK(-s - 1 < n_constants, IndexError, where, " (", info.name, ") reads constants[", -s - 1,
+                     "] but constants has ", n_constants, " entries");
+      g.slots.push_back(s);
+    }
+    gates.push_back(std::move(g));
+    i += need;
+  }
+  return gates;
+}
+
+std::vector<PauliTerm> decode_hamiltonian(const std::vector<int64_t>& paulis, const std::vector<double>& coeffs,
+                                          int64_t n, const char* who) {
+  SAMPAN_CHECK(paulis.size() == coeffs.size() * static_cast<size_t>(n), ValueError, who,
+               ": paulis must hold n_qubits codes per term (", coeffs.size(), " terms x ", n, " qubits = ",
+               coeffs.size() * static_cast<size_t>(n), "), got ", paulis.size());
+  std::vector<PauliTerm> h(coeffs.size());
+  for (size_t t = 0; t < coeffs.size(); ++t) {
+    h[t].coeff = coeffs[t];
+    for (int64_t q = 0; q < n; ++q) {
+      const int64_t p = paulis[t * static_cast<size_t>(n) + static_cast<size_t>(q)];
+      SAMPAN_CHECK(p >= 0 && p <= 3, ValueError, who, ": Pauli code ", p, " in term ", t, " at qubit ", q,
+                   " (expected 0 = I, 1 = X, 2 = Y, 3 = Z)");
+      const uint64_t b = uint64_t(1) << q;
+      if (p == 1 || p == 2) h[t].xmask |= b;
+      if (p == 3 || p == 2) h[t].zmask |= b;
+      if (p == 2) ++h[t].n_y;
+    }
+  }
+  return h;
+}
+
+void simulate(const double* params, const std::vector<Gate>& gates, const std::vector<double>& constants,
+              int n, C* out) {
+  const int64_t N = int64_t(1) << n;
+  for (int64_t i = 0; i < N; ++i) out[i] = 0;
+  out[0] = 1;
+  for (const auto& g : gates) apply(out, n, g, resolve(g, params, constants), false);
+}
+
+double expectation_value(const C* psi, const std::vector<PauliTerm>& h, int n) {
+  const int64_t N = int64_t(1) << n;
+  double e = 0;
+  for (const auto& term : h) {
+    // <psi|P|psi> = sum_i conj(psi[i ^ x]) i^{ny} (-1)^{|i & z|} psi[i]
+    double re = 0, im = 0;
+#pragma omp parallel for reduction(+ : re, im) if (uint64_t(N) >= kernels::kParallelAmps) schedule(static)
+    for (int64_t i = 0; i < N; ++i) {
+      const uint64_t u = static_cast<uint64_t>(i);
+      const double sign = (__builtin_popcountll(u & term.zmask) & 1) ? -1.0 : 1.0;
+      const C v = std::conj(psi[u ^ term.xmask]) * psi[u] * sign;
+      re += v.real();
+      im += v.imag();
+    }
+    e += term.coeff * (std::pow(kI, term.n_y) * C(re, im)).real();
+  }
+  return e;
+}
+
+void adjoint_gradient(const double* params, int64_t n_params, const std::vector<Gate>& gates,
+                      const std::vector<double>& constants, const std::vector<PauliTerm>& h, int n, double* grad) {
+  const size_t N = size_t(1) << n;
+  for (int64_t p = 0; p < n_params; ++p) grad[p] = 0;
+  std::vector<C> phi(N), lam(N);
+  simulate(params, gates, constants, n, phi.data());
+  apply_hamiltonian(phi.data(), h, n, lam.data());
+  // Walk back: phi becomes the state before gate k, lam = U_{k+1}^+ ... U_K^+ H psi.
+  for (size_t k = gates.size(); k-- > 0;) {
+    const Gate& g = gates[k];
+    const Resolved r = resolve(g, params, constants);
+    apply(phi.data(), n, g, r, true);
+    for (size_t j = 0; j < g.slots.size(); ++j) {
+      if (g.slots[j] < 0) continue;
+      const Resolved d = resolve(g, params, constants, static_cast<int>(j));
+      const C ip = d.targets.size() == 1
+                       ? kernels::inner_1q(lam.data(), phi.data(), n, d.targets[0], d.m.data(), d.cmask)
+                       : kernels::inner_2q(lam.data(), phi.data(), n, d.targets[0], d.targets[1], d.m.data(), d.cmask);
+      grad[g.slots[j]] += 2.0 * ip.real();
+    }
+    apply(lam.data(), n, g, r, true);
+  }
+}
+
+}  // namespace sampan::quantum
