@@ -1,0 +1,19 @@
+"""sampan.quantum: differentiable state-vector circuits.
+
+Qubit convention: qubit q is bit q of the amplitude index (qubit 0 is the least significant
+bit), so ``circuit.state()[i]`` is the amplitude of |q_{n-1} ... q_1 q_0> with i = sum q_j 2^j.
+
+    import sampan as sp
+    from sampan.quantum import Circuit, Hamiltonian
+    c = Circuit(2)
+    c.ry(None, 'full'); c.cnot(0, 1)            # None: a new trainable parameter
+    h = Hamiltonian([(1.0, "Z0 Z1"), (0.5, "X0")])
+    e = c.expectation(h)                        # differentiable sp scalar (adjoint method)
+    e.backward(); c.parameters.grad
+
+The simulation runs in the C++ ops ``sp.ops.quantum.expectation`` / ``statevector``.
+"""
+from .circuit import Circuit, OPCODES
+from .hamiltonian import Hamiltonian
+
+__all__ = ["Circuit", "Hamiltonian", "OPCODES"]

@@ -1,0 +1,234 @@
+"""``Circuit``: a parameterised circuit that encodes itself for the C++ quantum ops.
+
+Angles of rotation gates are one of:
+  * ``None``: a new trainable entry of ``circuit.parameters`` (a float64 leaf requiring grad,
+    initialised uniformly in [0, 2 pi) from the circuit's seeded generator);
+  * a Python number: a fixed angle (not differentiated);
+  * an sp Tensor (one element, or one per selected qubit): the gradient flows back into it.
+"""
+import math
+import numbers
+
+import numpy as np
+
+import sampan as sp
+
+from .hamiltonian import Hamiltonian
+
+# Must match quantum/include/sampan/quantum/circuit.h: (name, opcode, n_qubits, n_params).
+_GATES = [("h", 1, 0), ("x", 1, 0), ("y", 1, 0), ("z", 1, 0), ("s", 1, 0), ("sdg", 1, 0), ("t", 1, 0),
+          ("tdg", 1, 0), ("p", 1, 1), ("rx", 1, 1), ("ry", 1, 1), ("rz", 1, 1), ("u3", 1, 3),
+          ("cnot", 2, 0), ("cy", 2, 0), ("cz", 2, 0), ("swap", 2, 0), ("cp", 2, 1), ("crx", 2, 1),
+          ("cry", 2, 1), ("crz", 2, 1), ("rxx", 2, 1), ("ryy", 2, 1), ("rzz", 2, 1), ("ccx", 3, 0)]
+OPCODES = {name: i for i, (name, _, _) in enumerate(_GATES)}
+_ARITY = {name: (nq, npar) for name, nq, npar in _GATES}
+
+
+class Circuit:
+    """A circuit on ``n_qubits`` qubits (qubit 0 is the least significant bit of the state index)."""
+
+    def __init__(self, n_qubits, seed=0):
+        if not isinstance(n_qubits, numbers.Integral) or not 1 <= n_qubits <= 60:
+            raise ValueError(f"Circuit: n_qubits must be an integer in [1, 60], got {n_qubits!r}")
+        self.n_qubits = int(n_qubits)
+        self._gates = []          # (name, qubits tuple, angle refs)
+        self._own_values = []     # initial values of circuit-owned parameters
+        self._external = []       # user tensors (flattened float64 views are built at run time)
+        self._constants = []
+        self._generator = sp.Generator(seed)
+        self._parameters = None
+
+    # ---- parameters -----------------------------------------------------------------------------
+    @property
+    def parameters(self):
+        """The circuit-owned trainable angles (float64 [P], requires grad); built on first access."""
+        if self._parameters is None:
+            self._parameters = sp.tensor(np.array(self._own_values, dtype=np.float64), requires_grad=True)
+        return self._parameters
+
+    def _angle_refs(self, theta, count, gate):
+        """One reference per use: ('own', i), ('ext', k, i) or ('const', i)."""
+        if theta is None:
+            if self._parameters is not None:
+                raise RuntimeError(f"Circuit.{gate}: cannot add a new trainable parameter after "
+                                   "circuit.parameters was created; add all gates first")
+            draws = sp.rand(count, dtype=sp.float64, generator=self._generator).numpy()
+            refs = []
+            for v in draws:
+                self._own_values.append(float(v) * 2 * math.pi)
+                refs.append(("own", len(self._own_values) - 1))
+            return refs
+        if isinstance(theta, sp.Tensor):
+            if theta.numel() not in (1, count):
+                raise ValueError(f"Circuit.{gate}: the angle tensor has {theta.numel()} elements but the "
+                                 f"gate is applied to {count} qubit(s) (expected 1 or {count})")
+            self._external.append(theta)
+            k = len(self._external) - 1
+            return [("ext", k, i if theta.numel() == count else 0) for i in range(count)]
+        if isinstance(theta, numbers.Real):
+            self._constants.append(float(theta))
+            return [("const", len(self._constants) - 1)] * count
+        raise TypeError(f"Circuit.{gate}: an angle is None, a number or an sp Tensor, got {type(theta).__name__}")
+
+    # ---- qubit selection ------------------------------------------------------------------------
+    def _select(self, qubits, gate):
+        if isinstance(qubits, str):
+            if qubits != "full":
+                raise ValueError(f"Circuit.{gate}: qubit selector {qubits!r} (expected an int, a list or 'full')")
+            return list(range(self.n_qubits))
+        if isinstance(qubits, numbers.Integral):
+            qubits = [qubits]
+        qs = [int(q) for q in qubits]
+        for q in qs:
+            self._check_qubit(q, gate)
+        return qs
+
+    def _check_qubit(self, q, gate):
+        if not isinstance(q, numbers.Integral) or not 0 <= q < self.n_qubits:
+            raise IndexError(f"Circuit.{gate}: qubit {q} is out of range for {self.n_qubits} qubits "
+                             f"(valid: 0 to {self.n_qubits - 1})")
+
+    def _add(self, name, qubits, refs=()):
+        for q in qubits:
+            self._check_qubit(q, name)
+        if len(set(qubits)) != len(qubits):
+            raise ValueError(f"Circuit.{name}: qubits {list(qubits)} repeat a qubit (n = {self.n_qubits})")
+        self._gates.append((name, tuple(int(q) for q in qubits), tuple(refs)))
+        return self
+
+    def _single(self, name, qubits, theta=None, fixed=False):
+        qs = self._select(qubits, name)
+        refs = [()] * len(qs) if fixed else [(r,) for r in self._angle_refs(theta, len(qs), name)]
+        for q, r in zip(qs, refs):
+            self._add(name, (q,), r)
+        return self
+
+    # ---- gates ----------------------------------------------------------------------------------
+    def h(self, qubits): return self._single("h", qubits, fixed=True)
+    def x(self, qubits): return self._single("x", qubits, fixed=True)
+    def y(self, qubits): return self._single("y", qubits, fixed=True)
+    def z(self, qubits): return self._single("z", qubits, fixed=True)
+    def s(self, qubits): return self._single("s", qubits, fixed=True)
+    def sdg(self, qubits): return self._single("sdg", qubits, fixed=True)
+    def t(self, qubits): return self._single("t", qubits, fixed=True)
+    def tdg(self, qubits): return self._single("tdg", qubits, fixed=True)
+    def p(self, theta, qubits): return self._single("p", qubits, theta)
+    def rx(self, theta, qubits): return self._single("rx", qubits, theta)
+    def ry(self, theta, qubits): return self._single("ry", qubits, theta)
+    def rz(self, theta, qubits): return self._single("rz", qubits, theta)
+
+    def u3(self, theta, phi, lam, qubit):
+        """U3(theta, phi, lam) = [[cos(t/2), -e^{i lam} sin(t/2)], [e^{i phi} sin(t/2), e^{i(phi+lam)} cos(t/2)]]."""
+        self._check_qubit(qubit, "u3")
+        refs = [self._angle_refs(a, 1, "u3")[0] for a in (theta, phi, lam)]
+        return self._add("u3", (qubit,), refs)
+
+    def cnot(self, control, target): return self._add("cnot", (control, target))
+    cx = cnot
+    def cy(self, control, target): return self._add("cy", (control, target))
+    def cz(self, control, target): return self._add("cz", (control, target))
+    def swap(self, q0, q1): return self._add("swap", (q0, q1))
+    def ccx(self, c0, c1, target): return self._add("ccx", (c0, c1, target))
+    toffoli = ccx
+
+    def _two(self, name, theta, q0, q1):
+        for q in (q0, q1):
+            self._check_qubit(q, name)
+        return self._add(name, (q0, q1), self._angle_refs(theta, 1, name))
+
+    def cp(self, theta, control, target): return self._two("cp", theta, control, target)
+    def crx(self, theta, control, target): return self._two("crx", theta, control, target)
+    def cry(self, theta, control, target): return self._two("cry", theta, control, target)
+    def crz(self, theta, control, target): return self._two("crz", theta, control, target)
+    def rxx(self, theta, q0, q1): return self._two("rxx", theta, q0, q1)
+    def ryy(self, theta, q0, q1): return self._two("ryy", theta, q0, q1)
+    def rzz(self, theta, q0, q1): return self._two("rzz", theta, q0, q1)
+
+    # ---- encoding and simulation ----------------------------------------------------------------
+    def _encode(self):
+        """(params tensor, circuit IntList, constants): owned parameters first, then each user
+        tensor flattened, concatenated so gradients flow back into all of them."""
+        pieces, offsets, off = [], [], 0
+        if self._own_values:
+            pieces.append(self.parameters)
+            off = len(self._own_values)
+        for t in self._external:
+            offsets.append(off)
+            flat = sp.reshape(t, [-1])
+            if flat.dtype != sp.float64:
+                flat = flat.to(sp.float64)
+            pieces.append(flat)
+            off += t.numel()
+        if not pieces:
+            params = sp.zeros(0, dtype=sp.float64)
+        elif len(pieces) == 1:
+            params = pieces[0]
+        else:
+            params = sp.concat(pieces, 0)
+        enc = []
+        for name, qubits, refs in self._gates:
+            enc.append(OPCODES[name])
+            enc.extend(qubits)
+            for r in refs:
+                if r[0] == "own":
+                    enc.append(r[1])
+                elif r[0] == "ext":
+                    enc.append(offsets[r[1]] + r[2])
+                else:
+                    enc.append(-r[1] - 1)
+        return params, enc, list(self._constants)
+
+    def expectation(self, hamiltonian):
+        """<psi|H|psi> as a float64 sp scalar, differentiable (adjoint method) in every angle tensor."""
+        if not isinstance(hamiltonian, Hamiltonian):
+            hamiltonian = Hamiltonian(hamiltonian)
+        params, enc, consts = self._encode()
+        paulis, coeffs = hamiltonian.encode(self.n_qubits)
+        return sp.ops.quantum.expectation(params, enc, consts, self.n_qubits, paulis, coeffs)
+
+    def state(self):
+        """The state circuit|0...0> as a complex128 sp tensor [2^n] (not differentiable yet)."""
+        params, enc, consts = self._encode()
+        return sp.ops.quantum.statevector(params, enc, consts, self.n_qubits)
+
+    # ---- inspection -----------------------------------------------------------------------------
+    def __len__(self):
+        return len(self._gates)
+
+    def gate_counts(self):
+        """{gate name: count}."""
+        counts = {}
+        for name, _, _ in self._gates:
+            counts[name] = counts.get(name, 0) + 1
+        return counts
+
+    @property
+    def depth(self):
+        """Number of layers when each gate starts after the last gate on any of its qubits."""
+        level = [0] * self.n_qubits
+        for _, qubits, _ in self._gates:
+            d = max(level[q] for q in qubits) + 1
+            for q in qubits:
+                level[q] = d
+        return max(level, default=0)
+
+    def __str__(self):
+        """One line per qubit (qubit 0 on top), one column per gate; '*' marks a control."""
+        rows = [f"q{q}: " for q in range(self.n_qubits)]
+        width = max(len(r) for r in rows)
+        rows = [r.ljust(width) for r in rows]
+        for name, qubits, _ in self._gates:
+            n_ctrl = {"cnot": 1, "cy": 1, "cz": 1, "cp": 1, "crx": 1, "cry": 1, "crz": 1, "ccx": 2}.get(name, 0)
+            label = name.upper() if n_ctrl == 0 else name[n_ctrl:].upper() or "X"
+            if name == "cnot":
+                label = "X"
+            cells = {q: ("*" if i < n_ctrl else label) for i, q in enumerate(qubits)}
+            w = max(len(c) for c in cells.values())
+            lo, hi = min(qubits), max(qubits)
+            for q in range(self.n_qubits):
+                fill = "|" if lo < q < hi and q not in cells else "-"
+                rows[q] += "-" + cells.get(q, fill).center(w, "-") + "-"
+        return "\n".join(rows)
+
+    def __repr__(self):
+        return f"Circuit(n_qubits={self.n_qubits}, gates={len(self)}, depth={self.depth})"

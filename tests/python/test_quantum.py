@@ -1,0 +1,200 @@
+"""sampan.quantum: states against a NumPy Kronecker-product reference, gradients against
+parameter shift, and a VQE that reaches the exact ground energy (numpy.linalg.eigvalsh)."""
+import math
+
+import numpy as np
+import pytest
+
+import sampan as sp
+from sampan import optim
+from sampan.quantum import Circuit, Hamiltonian
+
+I2 = np.eye(2, dtype=complex)
+X = np.array([[0, 1], [1, 0]], dtype=complex)
+Y = np.array([[0, -1j], [1j, 0]], dtype=complex)
+Z = np.diag([1, -1]).astype(complex)
+H = np.array([[1, 1], [1, -1]], dtype=complex) / math.sqrt(2)
+P0, P1 = np.diag([1, 0]).astype(complex), np.diag([0, 1]).astype(complex)
+
+
+def op_on(n, ops):
+    """Kronecker product with ops[q] on qubit q (qubit n-1 leftmost: qubit 0 is the low bit)."""
+    m = np.ones((1, 1), dtype=complex)
+    for q in reversed(range(n)):
+        m = np.kron(m, ops.get(q, I2))
+    return m
+
+
+def rot(p, th):
+    return math.cos(th / 2) * np.eye(len(p)) - 1j * math.sin(th / 2) * p
+
+
+def controlled(n, controls, target, u):
+    proj = op_on(n, {c: P1 for c in controls})
+    return np.eye(2 ** n) - proj + op_on(n, {**{c: P1 for c in controls}, target: u})
+
+
+def reference_gate(n, name, qubits, angles):
+    q = qubits
+    fixed = {"h": H, "x": X, "y": Y, "z": Z, "s": np.diag([1, 1j]), "sdg": np.diag([1, -1j]),
+             "t": np.diag([1, np.exp(1j * math.pi / 4)]), "tdg": np.diag([1, np.exp(-1j * math.pi / 4)])}
+    if name in fixed:
+        return op_on(n, {q[0]: fixed[name]})
+    one = {"p": lambda a: np.diag([1, np.exp(1j * a)]), "rx": lambda a: rot(X, a),
+           "ry": lambda a: rot(Y, a), "rz": lambda a: rot(Z, a)}
+    if name in one:
+        return op_on(n, {q[0]: one[name](angles[0])})
+    if name == "u3":
+        t, p, l = angles
+        u = np.array([[math.cos(t / 2), -np.exp(1j * l) * math.sin(t / 2)],
+                      [np.exp(1j * p) * math.sin(t / 2), np.exp(1j * (p + l)) * math.cos(t / 2)]])
+        return op_on(n, {q[0]: u})
+    ctrl = {"cnot": X, "cy": Y, "cz": Z}
+    if name in ctrl:
+        return controlled(n, [q[0]], q[1], ctrl[name])
+    cone = {"cp": "p", "crx": "rx", "cry": "ry", "crz": "rz"}
+    if name in cone:
+        return controlled(n, [q[0]], q[1], one[cone[name]](angles[0]))
+    if name == "ccx":
+        return controlled(n, [q[0], q[1]], q[2], X)
+    if name == "swap":
+        return 0.5 * sum(op_on(n, {q[0]: p, q[1]: p}) for p in (I2, X, Y, Z))
+    pa = {"rxx": X, "ryy": Y, "rzz": Z}[name]
+    a = angles[0]
+    return math.cos(a / 2) * np.eye(2 ** n) - 1j * math.sin(a / 2) * op_on(n, {q[0]: pa, q[1]: pa})
+
+
+GATES = [("h", 1, 0), ("x", 1, 0), ("y", 1, 0), ("z", 1, 0), ("s", 1, 0), ("sdg", 1, 0), ("t", 1, 0),
+         ("tdg", 1, 0), ("p", 1, 1), ("rx", 1, 1), ("ry", 1, 1), ("rz", 1, 1), ("u3", 1, 3),
+         ("cnot", 2, 0), ("cy", 2, 0), ("cz", 2, 0), ("swap", 2, 0), ("cp", 2, 1), ("crx", 2, 1),
+         ("cry", 2, 1), ("crz", 2, 1), ("rxx", 2, 1), ("ryy", 2, 1), ("rzz", 2, 1), ("ccx", 3, 0)]
+
+
+def random_circuit(rng, n, n_gates):
+    """A random circuit with fixed angles; returns it and the reference unitary."""
+    c = Circuit(n)
+    u = np.eye(2 ** n, dtype=complex)
+    for _ in range(n_gates):
+        name, nq, npar = GATES[rng.integers(len(GATES))]
+        qs = [int(q) for q in rng.permutation(n)[:nq]]
+        angles = [float(a) for a in rng.uniform(-math.pi, math.pi, npar)]
+        if npar and name not in ("u3",) and nq == 1:
+            getattr(c, name)(angles[0], qs[0])
+        elif name == "u3":
+            c.u3(*angles, qs[0])
+        elif npar:
+            getattr(c, name)(angles[0], *qs)
+        elif nq == 1:
+            getattr(c, name)(qs[0])
+        else:
+            getattr(c, name)(*qs)
+        u = reference_gate(n, name, qs, angles) @ u
+    return c, u
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_state_matches_numpy_kronecker_reference_on_4_qubits(seed):
+    rng = np.random.default_rng(seed)
+    c, u = random_circuit(rng, 4, 40)
+    st = c.state()
+    assert st.dtype == sp.complex128
+    np.testing.assert_allclose(st.numpy(), u[:, 0], atol=1e-12)
+
+
+def test_qubit_order_convention():
+    c = Circuit(3)
+    c.x(1)  # |010> = index 2
+    np.testing.assert_allclose(c.state().numpy(), np.eye(8)[2], atol=0)
+
+
+def test_expectation_gradient_matches_parameter_shift():
+    rng = np.random.default_rng(3)
+    n = 3
+    theta = sp.tensor(rng.uniform(-3, 3, 9), requires_grad=True)
+    ham = Hamiltonian([(0.8, "Z0 Z1"), (-0.6, "X2"), (0.3, "Y0 Y2"), (0.5, "Z1")])
+
+    def build(t):
+        c = Circuit(n)
+        c.h("full")
+        c.rx(t[0], 0).ry(t[1], 1).rz(t[2], 2)
+        c.cnot(0, 1).rxx(t[3], 1, 2).ryy(t[4], 0, 2).rzz(t[5], 0, 1)
+        c.ry(t[6:9], "full")  # one tensor, one element per qubit
+        return c
+
+    e = build(theta).expectation(ham)
+    e.backward()
+    grad = theta.grad.numpy()
+    base = theta.detach().numpy()
+    for i in range(9):
+        def energy(delta):
+            v = base.copy()
+            v[i] += delta
+            return build(sp.tensor(v)).expectation(ham).item()
+        shift = (energy(math.pi / 2) - energy(-math.pi / 2)) / 2
+        assert abs(grad[i] - shift) < 1e-10, (i, grad[i], shift)
+
+
+def test_owned_parameters_are_seeded_and_receive_gradients():
+    def make(seed):
+        c = Circuit(2, seed=seed)
+        c.ry(None, "full").cnot(0, 1).rz(None, 1)
+        return c
+    a, b, other = make(7), make(7), make(8)
+    np.testing.assert_array_equal(a.parameters.numpy(), b.parameters.numpy())
+    assert not np.array_equal(a.parameters.numpy(), other.parameters.numpy())
+    assert a.parameters.requires_grad and a.parameters.shape == (3,)
+    e = a.expectation(Hamiltonian([(1.0, "Z0"), (1.0, "X1")]))
+    e.backward()
+    assert a.parameters.grad.shape == (3,)
+    with pytest.raises(RuntimeError, match="after circuit.parameters"):
+        a.rx(None, 0)
+
+
+def test_vqe_reaches_exact_ground_energy():
+    ham = Hamiltonian([(1.0, "Z0 Z1"), (0.5, "X0"), (0.5, "X1"), (0.3, "Y0 Y1"), (-0.2, "Z0")])
+    exact = np.linalg.eigvalsh(ham.matrix(2))[0]
+    c = Circuit(2, seed=1)
+    # Any 2-qubit state is (U3 x U3) CNOT (U3 x U3)|00> (Schmidt decomposition).
+    for q in range(2):
+        c.u3(None, None, None, q)
+    c.cnot(0, 1)
+    for q in range(2):
+        c.u3(None, None, None, q)
+    opt = optim.Adam([c.parameters], lr=0.05)
+    for _ in range(1500):
+        opt.zero_grad()
+        e = c.expectation(ham)
+        e.backward()
+        opt.step()
+    assert abs(c.expectation(ham).item() - exact) < 1e-6
+
+
+def test_circuit_text_depth_and_counts():
+    c = Circuit(3)
+    c.h("full").cnot(0, 2).rz(0.1, 1).ccx(0, 1, 2)
+    text = str(c)
+    assert text.splitlines()[0].startswith("q0:") and len(text.splitlines()) == 3
+    assert "*" in text and "RZ" in text
+    assert c.gate_counts() == {"h": 3, "cnot": 1, "rz": 1, "ccx": 1}
+    assert c.depth == 3 and len(c) == 6
+
+
+def test_errors():
+    c = Circuit(2)
+    with pytest.raises(IndexError, match="qubit 2 is out of range for 2 qubits"):
+        c.h(2)
+    with pytest.raises(ValueError, match="repeat"):
+        c.cnot(1, 1)
+    with pytest.raises(ValueError, match="selector"):
+        c.h("cycle")
+    with pytest.raises(ValueError, match="elements"):
+        c.rx(sp.tensor([0.1, 0.2, 0.3]), "full")
+    with pytest.raises(ValueError, match="cannot read"):
+        Hamiltonian([(1.0, "Q0")])
+    with pytest.raises(IndexError, match="qubit 3"):
+        c.expectation(Hamiltonian([(1.0, "Z3")]))
+    with pytest.raises(ValueError):
+        Circuit(61)
+    # The op itself validates the encoding (the C++ error reaches Python as IndexError).
+    with pytest.raises(IndexError, match="qubit 5 is out of range for 2 qubits"):
+        sp.ops.quantum.statevector(sp.zeros(0, dtype=sp.float64), [0, 5], [], 2)
