@@ -19,7 +19,7 @@ const GateInfo kGates[kNumOpcodes] = {
     {"H", 1, 0},   {"X", 1, 0},   {"Y", 1, 0},   {"Z", 1, 0},    {"S", 1, 0},    {"Sdg", 1, 0},  {"T", 1, 0},
     {"Tdg", 1, 0}, {"P", 1, 1},   {"RX", 1, 1},  {"RY", 1, 1},   {"RZ", 1, 1},   {"U3", 1, 3},   {"CNOT", 2, 0},
     {"CY", 2, 0},  {"CZ", 2, 0},  {"SWAP", 2, 0}, {"CP", 2, 1},  {"CRX", 2, 1},  {"CRY", 2, 1},  {"CRZ", 2, 1},
-    {"RXX", 2, 1}, {"RYY", 2, 1}, {"RZZ", 2, 1}, {"CCX", 3, 0},
+    {"RXX", 2, 1}, {"RYY", 2, 1}, {"RZZ", 2, 1}, {"CCX", 3, 0}, {"CU", 2, 3},  {"MS", 2, 0},   {"CSWAP", 3, 0},
 };
 
 // A gate as the simulator applies it: a 2x2 or 4x4 matrix on `targets`, active where the bits of
@@ -96,7 +96,7 @@ Resolved resolve(const Gate& g, const double* params, const std::vector<double>&
     case kRX: case kCRX: one(pauli_rotation<2>(kPx, th(0), d), g.op == kCRX ? 1 : 0); break;
     case kRY: case kCRY: one(pauli_rotation<2>(kPy, th(0), d), g.op == kCRY ? 1 : 0); break;
     case kRZ: case kCRZ: one(pauli_rotation<2>(kPz, th(0), d), g.op == kCRZ ? 1 : 0); break;
-    case kU3: {
+    case kU3: case kCU: {
       const double t = th(0), phi = th(1), lam = th(2), c = std::cos(t / 2), s = std::sin(t / 2);
       const C ep = std::polar(1.0, phi), el = std::polar(1.0, lam), epl = std::polar(1.0, phi + lam);
       std::vector<C> m;
@@ -104,9 +104,19 @@ Resolved resolve(const Gate& g, const double* params, const std::vector<double>&
       else if (derivative == 0) m = {-0.5 * s, -el * (0.5 * c), ep * (0.5 * c), -epl * (0.5 * s)};
       else if (derivative == 1) m = {0, 0, kI * ep * s, kI * epl * c};
       else m = {0, -kI * el * s, 0, kI * epl * c};
-      one(std::move(m), 0);
+      one(std::move(m), g.op == kCU ? 1 : 0);
       break;
     }
+    case kMS:  // exp(+i pi/4 XX) = RXX(-pi/2): the convention of Paddle Quantum's ms gate
+      r.targets = {q[0], q[1]};
+      r.m = pauli_rotation<4>(kron2(kPx, kPx), -M_PI / 2, false);
+      break;
+    case kCSWAP:
+      r.cmask = uint64_t(1) << q[0];
+      r.targets = {q[1], q[2]};
+      r.m = {1, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1};
+      r.fast = true;
+      break;
     case kRXX: case kRYY: case kRZZ: {
       const M2& p = g.op == kRXX ? kPx : g.op == kRYY ? kPy : kPz;
       r.targets = {q[0], q[1]};
@@ -129,7 +139,7 @@ void apply(C* a, int n, const Gate& g, const Resolved& r, bool adjoint) {
       case kS: case kSdg: case kT: case kTdg:
         kernels::apply_phase(a, n, t, adjoint ? std::conj(r.m[3]) : r.m[3]);
         return;
-      case kSWAP: kernels::apply_swap(a, n, r.targets[0], r.targets[1]); return;
+      case kSWAP: case kCSWAP: kernels::apply_swap(a, n, r.targets[0], r.targets[1], r.cmask); return;
       default: break;  // Y, CY: the dense path (self-inverse)
     }
   }

@@ -62,7 +62,7 @@ void statevector_cpu(const Tensor& params, const IntList& circuit, const FloatLi
 const char* kEncodingDoc =
     " Qubit q is bit q of the amplitude index (qubit 0 least significant). circuit: per gate "
     "[opcode, qubits..., slots...] (opcodes H=0 X Y Z S Sdg T Tdg P RX RY RZ U3 CNOT CY CZ SWAP CP CRX "
-    "CRY CRZ RXX RYY RZZ CCX=24; controls first); a slot s >= 0 reads params[s], s < 0 reads "
+    "CRY CRZ RXX RYY RZZ CCX CU MS CSWAP=27; controls first); a slot s >= 0 reads params[s], s < 0 reads "
     "constants[-s-1]. paulis: n_qubits codes per term (0=I 1=X 2=Y 3=Z), coeffs: one per term.";
 
 }  // namespace

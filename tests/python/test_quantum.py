@@ -57,6 +57,14 @@ def reference_gate(n, name, qubits, angles):
         return controlled(n, [q[0]], q[1], one[cone[name]](angles[0]))
     if name == "ccx":
         return controlled(n, [q[0], q[1]], q[2], X)
+    if name == "cu":
+        return controlled(n, [q[0]], q[1], reference_gate(1, "u3", [0], angles))
+    if name == "cswap":
+        swap = 0.5 * sum(op_on(n, {q[1]: p, q[2]: p}) for p in (I2, X, Y, Z))
+        proj = op_on(n, {q[0]: P1})
+        return np.eye(2 ** n) - proj + proj @ swap
+    if name == "ms":
+        return (np.eye(2 ** n) + 1j * op_on(n, {q[0]: X, q[1]: X})) / math.sqrt(2)
     if name == "swap":
         return 0.5 * sum(op_on(n, {q[0]: p, q[1]: p}) for p in (I2, X, Y, Z))
     pa = {"rxx": X, "ryy": Y, "rzz": Z}[name]
@@ -67,7 +75,8 @@ def reference_gate(n, name, qubits, angles):
 GATES = [("h", 1, 0), ("x", 1, 0), ("y", 1, 0), ("z", 1, 0), ("s", 1, 0), ("sdg", 1, 0), ("t", 1, 0),
          ("tdg", 1, 0), ("p", 1, 1), ("rx", 1, 1), ("ry", 1, 1), ("rz", 1, 1), ("u3", 1, 3),
          ("cnot", 2, 0), ("cy", 2, 0), ("cz", 2, 0), ("swap", 2, 0), ("cp", 2, 1), ("crx", 2, 1),
-         ("cry", 2, 1), ("crz", 2, 1), ("rxx", 2, 1), ("ryy", 2, 1), ("rzz", 2, 1), ("ccx", 3, 0)]
+         ("cry", 2, 1), ("crz", 2, 1), ("rxx", 2, 1), ("ryy", 2, 1), ("rzz", 2, 1), ("ccx", 3, 0),
+         ("cu", 2, 3), ("ms", 2, 0), ("cswap", 3, 0)]
 
 
 def random_circuit(rng, n, n_gates):
@@ -82,6 +91,8 @@ def random_circuit(rng, n, n_gates):
             getattr(c, name)(angles[0], qs[0])
         elif name == "u3":
             c.u3(*angles, qs[0])
+        elif name == "cu":
+            c.cu(*angles, *qs)
         elif npar:
             getattr(c, name)(angles[0], *qs)
         elif nq == 1:
@@ -99,6 +110,53 @@ def test_state_matches_numpy_kronecker_reference_on_4_qubits(seed):
     st = c.state()
     assert st.dtype == sp.complex128
     np.testing.assert_allclose(st.numpy(), u[:, 0], atol=1e-12)
+
+
+def test_ms_is_rxx_minus_half_pi_and_cswap_is_fredkin():
+    a, b = Circuit(2), Circuit(2)
+    a.h(0).ry(0.4, 1).ms(0, 1)
+    b.h(0).ry(0.4, 1).rxx(-math.pi / 2, 0, 1)
+    np.testing.assert_allclose(a.state().numpy(), b.state().numpy(), atol=1e-14)
+    c = Circuit(3)
+    c.x(0).x(1).cswap(0, 1, 2)  # control 0 set: |011> -> |101>
+    np.testing.assert_allclose(c.state().numpy(), np.eye(8)[5], atol=0)
+
+
+def universal_reference(t, q0, q1, n):
+    g = [("u3", [q0], t[0:3]), ("u3", [q1], t[3:6]), ("cnot", [q1, q0], []), ("rz", [q0], t[6:7]),
+         ("ry", [q1], t[7:8]), ("cnot", [q0, q1], []), ("ry", [q1], t[8:9]), ("cnot", [q1, q0], []),
+         ("u3", [q0], t[9:12]), ("u3", [q1], t[12:15])]
+    u = np.eye(2 ** n, dtype=complex)
+    for name, qs, a in g:
+        u = reference_gate(n, name, qs, list(a)) @ u
+    return u
+
+
+def test_universal_two_qubit_gate_structure_state_and_gradient():
+    rng = np.random.default_rng(5)
+    t = rng.uniform(-3, 3, 15)
+    c = Circuit(3)
+    c.h("full").universal_two_qubit(list(t), 2, 0)
+    assert c.gate_counts() == {"h": 3, "u3": 4, "cnot": 3, "rz": 1, "ry": 2}
+    u = universal_reference(t, 2, 0, 3) @ op_on(3, {0: H, 1: H, 2: H})
+    np.testing.assert_allclose(c.state().numpy(), u[:, 0], atol=1e-12)
+    ham = Hamiltonian([(0.7, "Z0 X2"), (-0.4, "Y0"), (0.9, "X1 Z2")])
+    theta = sp.tensor(t, requires_grad=True)
+
+    def energy(v):
+        return Circuit(3).h("full").universal_two_qubit(v, 2, 0).expectation(ham)
+    energy(theta).backward()
+    for i in range(15):
+        d = np.zeros(15)
+        d[i] = 1e-6
+        fd = (energy(sp.tensor(t + d)).item() - energy(sp.tensor(t - d)).item()) / 2e-6
+        assert abs(theta.grad.numpy()[i] - fd) < 1e-7, i
+    owned = Circuit(2).universal_two_qubit(None, 0, 1)
+    assert owned.parameters.shape == (15,)
+    with pytest.raises(ValueError, match="15"):
+        Circuit(2).universal_two_qubit([0.1] * 14, 0, 1)
+    with pytest.raises(ValueError, match="repeat"):
+        Circuit(2).universal_two_qubit(None, 1, 1)
 
 
 def test_qubit_order_convention():

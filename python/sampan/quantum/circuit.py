@@ -19,7 +19,8 @@ from .hamiltonian import Hamiltonian
 _GATES = [("h", 1, 0), ("x", 1, 0), ("y", 1, 0), ("z", 1, 0), ("s", 1, 0), ("sdg", 1, 0), ("t", 1, 0),
           ("tdg", 1, 0), ("p", 1, 1), ("rx", 1, 1), ("ry", 1, 1), ("rz", 1, 1), ("u3", 1, 3),
           ("cnot", 2, 0), ("cy", 2, 0), ("cz", 2, 0), ("swap", 2, 0), ("cp", 2, 1), ("crx", 2, 1),
-          ("cry", 2, 1), ("crz", 2, 1), ("rxx", 2, 1), ("ryy", 2, 1), ("rzz", 2, 1), ("ccx", 3, 0)]
+          ("cry", 2, 1), ("crz", 2, 1), ("rxx", 2, 1), ("ryy", 2, 1), ("rzz", 2, 1), ("ccx", 3, 0),
+          ("cu", 2, 3), ("ms", 2, 0), ("cswap", 3, 0)]
 OPCODES = {name: i for i, (name, _, _) in enumerate(_GATES)}
 _ARITY = {name: (nq, npar) for name, nq, npar in _GATES}
 
@@ -131,6 +132,61 @@ class Circuit:
     def ccx(self, c0, c1, target): return self._add("ccx", (c0, c1, target))
     toffoli = ccx
 
+    def cswap(self, control, q0, q1):
+        """Fredkin: swaps q0 and q1 where the control is 1."""
+        return self._add("cswap", (control, q0, q1))
+    fredkin = cswap
+
+    def ms(self, q0, q1):
+        """Molmer-Sorensen gate exp(+i pi/4 X(x)X) = (I + i XX)/sqrt(2) = RXX(-pi/2), Paddle Quantum's
+        convention (no parameter)."""
+        return self._add("ms", (q0, q1))
+
+    def cu(self, theta, phi, lam, control, target):
+        """Controlled U3(theta, phi, lam) (see u3), three parameters as in Paddle Quantum: no extra
+        global phase, so |0><0| (x) I + |1><1| (x) U3 with U3[0, 0] = cos(theta/2) real."""
+        for q in (control, target):
+            self._check_qubit(q, "cu")
+        refs = [self._angle_refs(a, 1, "cu")[0] for a in (theta, phi, lam)]
+        return self._add("cu", (control, target), refs)
+
+    def universal_two_qubit(self, theta, q0, q1):
+        """Any two-qubit unitary (up to a global phase) from 15 angles, by the 3-CNOT circuit of
+        Vatan and Williams, Phys. Rev. A 69, 032315 (2004), Fig. 6 (as Paddle Quantum's
+        universal_two_qubits):
+            U3(t0..t2) on q0, U3(t3..t5) on q1, CNOT(q1 -> q0), RZ(t6) on q0, RY(t7) on q1,
+            CNOT(q0 -> q1), RY(t8) on q1, CNOT(q1 -> q0), U3(t9..t11) on q0, U3(t12..t14) on q1.
+        theta: None (15 new trainable angles), 15 numbers, or an sp Tensor of 15 elements."""
+        for q in (q0, q1):
+            self._check_qubit(q, "universal_two_qubit")
+        if q0 == q1:
+            raise ValueError(f"Circuit.universal_two_qubit: qubits [{q0}, {q1}] repeat a qubit (n = {self.n_qubits})")
+        refs = self._angle_list(theta, 15, "universal_two_qubit")
+        self._add("u3", (q0,), refs[0:3]).\
+            _add("u3", (q1,), refs[3:6]).\
+            _add("cnot", (q1, q0)).\
+            _add("rz", (q0,), refs[6:7]).\
+            _add("ry", (q1,), refs[7:8]).\
+            _add("cnot", (q0, q1)).\
+            _add("ry", (q1,), refs[8:9]).\
+            _add("cnot", (q1, q0)).\
+            _add("u3", (q0,), refs[9:12]).\
+            _add("u3", (q1,), refs[12:15])
+        return self
+
+    def _angle_list(self, theta, count, gate):
+        """`count` distinct angle references: None (new trainable), `count` numbers, or a tensor of
+        `count` elements."""
+        if isinstance(theta, sp.Tensor) or theta is None:
+            if theta is not None and theta.numel() != count:
+                raise ValueError(f"Circuit.{gate}: the angle tensor has {theta.numel()} elements "
+                                 f"(expected {count})")
+            return self._angle_refs(theta, count, gate)
+        values = list(np.asarray(theta, dtype=np.float64).reshape(-1)) if not isinstance(theta, numbers.Real) else [theta]
+        if len(values) != count:
+            raise ValueError(f"Circuit.{gate}: expected {count} angles, got {len(values)}")
+        return [self._angle_refs(float(v), 1, gate)[0] for v in values]
+
     def _two(self, name, theta, q0, q1):
         for q in (q0, q1):
             self._check_qubit(q, name)
@@ -218,7 +274,8 @@ class Circuit:
         width = max(len(r) for r in rows)
         rows = [r.ljust(width) for r in rows]
         for name, qubits, _ in self._gates:
-            n_ctrl = {"cnot": 1, "cy": 1, "cz": 1, "cp": 1, "crx": 1, "cry": 1, "crz": 1, "ccx": 2}.get(name, 0)
+            n_ctrl = {"cnot": 1, "cy": 1, "cz": 1, "cp": 1, "crx": 1, "cry": 1, "crz": 1, "ccx": 2,
+                      "cu": 1, "cswap": 1}.get(name, 0)
             label = name.upper() if n_ctrl == 0 else name[n_ctrl:].upper() or "X"
             if name == "cnot":
                 label = "X"

@@ -63,6 +63,15 @@ Mat gate_full(int64_t op, const std::vector<int>& q, const std::vector<double>& 
     case kRYY: return embed(rot(kron(PY, 2, PY, 2), a[0]), n, {q[0], q[1]});
     case kRZZ: return embed(rot(kron(PZ, 2, PZ, 2), a[0]), n, {q[0], q[1]});
     case kCCX: return embed(PX, n, {q[2]}, {q[0], q[1]});
+    case kCU: {
+      const double c = std::cos(a[0] / 2), s = std::sin(a[0] / 2);
+      return embed({c, -std::exp(I * a[2]) * s, std::exp(I * a[1]) * s, std::exp(I * (a[1] + a[2])) * c}, n, {q[1]},
+                   {q[0]});
+    }
+    case kMS: {  // (I + i XX) / sqrt(2), written out
+      return embed({h, 0, 0, I * h, 0, h, I * h, 0, 0, I * h, h, 0, I * h, 0, 0, h}, n, {q[0], q[1]});
+    }
+    case kCSWAP: return embed({1, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1}, n, {q[1], q[2]}, {q[0]});
   }
   ADD_FAILURE() << "no reference for opcode " << op;
   return identity(1 << n);

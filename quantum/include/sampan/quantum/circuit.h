@@ -21,6 +21,10 @@ namespace sampan::quantum {
 enum Opcode : int64_t {
   kH = 0, kX, kY, kZ, kS, kSdg, kT, kTdg, kP, kRX, kRY, kRZ, kU3,
   kCNOT, kCY, kCZ, kSWAP, kCP, kCRX, kCRY, kCRZ, kRXX, kRYY, kRZZ, kCCX,
+  // CU: controlled U3(theta, phi, lam) with no extra global phase (Paddle Quantum's cu).
+  // MS: Molmer-Sorensen exp(+i pi/4 X(x)X) = RXX(-pi/2) (Paddle Quantum's ms). CSWAP: Fredkin
+  // [CSWAP, control, a, b].
+  kCU, kMS, kCSWAP,
   kNumOpcodes
 };
 
