@@ -1,0 +1,192 @@
+// sampan quantum benchmark: time per gate in ns per amplitude for every target qubit, against the
+// in-place memory-bandwidth bound measured in the same run, for 1 and 2 OpenMP threads; then a
+// layered RY + CNOT-ladder circuit end to end through quantum::expectation, and its adjoint
+// gradient (forward + backward) against one forward pass. Min-of-N timings throughout.
+//
+//   build/bench/quantum_bench            (QBENCH_MAX_N=24 to skip n = 26, QBENCH_E2E_N=22 for a
+//                                          smaller end-to-end circuit)
+//
+// The gate kernels are the header-only ones of quantum/src/kernels/gates.h, instantiated here
+// with the quantum library's compile options (see bench/CMakeLists.txt), called exactly as the
+// simulator calls them.
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/gates.h"
+#include "sampan/autograd.h"
+#include "sampan/op.h"
+#include "sampan/ops.h"
+#include "sampan/quantum/circuit.h"
+
+extern "C" int sampan_quantum_registered();
+
+using namespace sampan;
+using C = std::complex<double>;
+namespace qk = sampan::quantum::kernels;
+
+namespace {
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Minimum over `repeats` runs of `body` (one warm-up run first), in seconds.
+double min_time(int repeats, const std::function<void()>& body) {
+  body();
+  double best = 1e30;
+  for (int r = 0; r < repeats; ++r) {
+    const double t0 = now();
+    body();
+    best = std::min(best, now() - t0);
+  }
+  return best;
+}
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v ? std::atoi(v) : fallback;
+}
+
+// The in-place bound: every amplitude read and written once, the traffic of a dense 1-qubit gate,
+// on the same array with the same OpenMP schedule. ns per amplitude. It scales the doubles by a
+// real constant: a complex product would go through libgcc's __muldc3 (no -fcx-limited-range)
+// and measure arithmetic instead of memory.
+double bound_ns(C* a, int64_t N, int repeats) {
+  double* d = reinterpret_cast<double*>(a);
+  const int64_t M = 2 * N;
+  const double t = min_time(repeats, [&] {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < M; ++i) d[i] *= 0.999999;
+  });
+  return t * 1e9 / static_cast<double>(N);
+}
+
+struct Row {
+  double mn = 1e30, mean = 0, mx = 0;
+  int worst = -1;
+};
+
+void print_row(int n, int threads, const char* gate, const Row& r, double bound) {
+  std::printf("  %2d  %d  %-8s %7.3f %7.3f %7.3f  t=%-2d  %7.3f   %5.2f      %5.2f\n", n, threads, gate, r.mn,
+              r.mean, r.mx, r.worst, bound, bound / r.mean, bound / r.mx);
+}
+
+// ns/amplitude of `gate(t)` for every target t.
+Row per_target(int n, int repeats, const std::function<void(int)>& gate) {
+  Row r;
+  const double N = std::ldexp(1.0, n);
+  for (int t = 0; t < n; ++t) {
+    const double ns = min_time(repeats, [&] { gate(t); }) * 1e9 / N;
+    r.mn = std::min(r.mn, ns);
+    r.mean += ns / n;
+    if (ns > r.mx) r.mx = ns, r.worst = t;
+  }
+  return r;
+}
+
+void gate_tables(int max_n) {
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> g;
+  // A Haar-ish random 2x2 unitary (QR of a Gaussian matrix by Gram-Schmidt).
+  C u[4] = {{g(rng), g(rng)}, {g(rng), g(rng)}, {g(rng), g(rng)}, {g(rng), g(rng)}};
+  const double n0 = std::sqrt(std::norm(u[0]) + std::norm(u[2]));
+  u[0] /= n0, u[2] /= n0;
+  const C proj = std::conj(u[0]) * u[1] + std::conj(u[2]) * u[3];
+  u[1] -= proj * u[0], u[3] -= proj * u[2];
+  const double n1 = std::sqrt(std::norm(u[1]) + std::norm(u[3]));
+  u[1] /= n1, u[3] /= n1;
+  const C d0 = std::polar(1.0, -0.15), d1 = std::polar(1.0, 0.15);  // RZ(0.3)
+
+  std::printf("Gate kernels, ns per amplitude per gate (min over targets, mean, max, worst target).\n"
+              "bound = in-place read+write of the state (scale every double) in the same run; CNOT's bound is half\n"
+              "of it (it moves half the amplitudes). bound/mean and bound/max: 1.00 = at the bound.\n\n");
+  std::printf("   n  th gate         min    mean     max  worst  bound   bound/mean bound/max\n");
+  for (int n = 20; n <= max_n; n += 2) {
+    const int64_t N = int64_t(1) << n;
+    std::vector<C> state(static_cast<size_t>(N));
+    {
+      C* a = state.data();
+#pragma omp parallel for schedule(static)
+      for (int64_t i = 0; i < N; ++i) a[i] = C(std::cos(0.37 * i), std::sin(0.11 * i)) * (1.0 / std::sqrt(N));
+    }
+    C* a = state.data();
+    const int repeats = n <= 20 ? 20 : n <= 22 ? 10 : n <= 24 ? 5 : 3;
+    for (int threads : {1, 2}) {
+      omp_set_num_threads(threads);
+      const double bound = bound_ns(a, N, repeats * 2);
+      print_row(n, threads, "dense", per_target(n, repeats, [&](int t) { qk::apply_1q(a, n, t, u); }), bound);
+      print_row(n, threads, "H", per_target(n, repeats, [&](int t) { qk::apply_h(a, n, t); }), bound);
+      print_row(n, threads, "RZ/diag", per_target(n, repeats, [&](int t) { qk::apply_diag_1q(a, n, t, d0, d1); }),
+                bound);
+      // CNOT with target t and control its neighbour (t + 1) mod n.
+      print_row(n, threads, "CNOT", per_target(n, repeats, [&](int t) {
+                  qk::apply_x(a, n, t, uint64_t(1) << ((t + 1) % n));
+                }), bound / 2);
+    }
+  }
+  std::printf("\n");
+}
+
+// RY on every qubit then a CNOT ladder (q, q+1), `layers` times; H = sum_q Z_q.
+void end_to_end(int n, int layers) {
+  std::vector<int64_t> circuit, paulis;
+  std::vector<double> coeffs;
+  int64_t slot = 0;
+  for (int l = 0; l < layers; ++l) {
+    for (int q = 0; q < n; ++q) circuit.insert(circuit.end(), {quantum::kRY, q, slot++});
+    for (int q = 0; q + 1 < n; ++q) circuit.insert(circuit.end(), {quantum::kCNOT, q, q + 1});
+  }
+  for (int t = 0; t < n; ++t) {
+    for (int q = 0; q < n; ++q) paulis.push_back(q == t ? 3 : 0);
+    coeffs.push_back(1.0);
+  }
+  const int64_t n_gates = layers * (2 * n - 1);
+  std::vector<double> init(static_cast<size_t>(slot));
+  for (int64_t i = 0; i < slot; ++i) init[static_cast<size_t>(i)] = 0.1 + 0.013 * static_cast<double>(i);
+  OpHandle expectation("quantum::expectation");
+  const std::vector<double> constants;
+
+  std::printf("End to end: %d qubits, %d layers of RY on every qubit + CNOT ladder (%lld gates, %lld "
+              "parameters), H = sum_q Z_q, via quantum::expectation (no fusion in this version).\n",
+              n, layers, static_cast<long long>(n_gates), static_cast<long long>(slot));
+  for (int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    Tensor p = from_vector(init, {slot});
+    double energy = 0;
+    const double t_fwd = min_time(2, [&] { energy = expectation(p, circuit, constants, int64_t(n), paulis, coeffs)[0].item(); });
+    Tensor pg = from_vector(init, {slot});
+    pg.requires_grad_();
+    const double t_grad = min_time(2, [&] {
+      Tensor e = expectation(pg, circuit, constants, int64_t(n), paulis, coeffs)[0];
+      e.backward();
+    });
+    const double ns_gate = t_fwd * 1e9 / (static_cast<double>(n_gates) * std::ldexp(1.0, n));
+    std::printf("  threads %d: forward %.3f s (%.3f ns/amp/gate), expectation + gradient %.3f s, "
+                "ratio %.2f x forward (E = %.6f)\n",
+                threads, t_fwd, ns_gate, t_grad, t_grad / t_fwd, energy);
+  }
+}
+
+}  // namespace
+
+int main() {
+  if (sampan_quantum_registered() != 1) return 1;
+  const int max_n = env_int("QBENCH_MAX_N", 26);
+  const int e2e_n = env_int("QBENCH_E2E_N", 25);
+  std::printf("sampan quantum benchmark (complex128; OpenMP max threads %d)\n\n", omp_get_max_threads());
+  const double t0 = now();
+  gate_tables(max_n);
+  end_to_end(e2e_n, 5);
+  std::printf("\ntotal %.1f s\n", now() - t0);
+  return 0;
+}

@@ -1,0 +1,148 @@
+"""sampan quantum benchmark from Python: time per gate in ns per amplitude for every target qubit
+at n = 20 and 22, for sampan (the C++ simulator through sp.ops.quantum.statevector), qulacs and
+Qiskit Aer (statevector method, fusion off) when importable, with ours/peer ratios (below 1: we
+are faster). Asserts nothing; a missing peer is reported, never an error.
+
+    .venv-bench/bin/python bench/quantum_bench.py        # 1 and 2 threads, one subprocess each
+
+Ours: a circuit of K copies of the gate against a circuit of one copy, (t_K - t_1) / (K - 1), so
+the allocation, zero fill and Python call cancel. qulacs: gate.update_quantum_state on a Haar
+random state. Aer: the same K-versus-1 difference of AerSimulator.run with save_statevector.
+Gates: dense = U3(0.3, 0.5, 0.7) as a generic 2x2 matrix (qulacs DenseMatrix, Aer unitary),
+H, CNOT with target t and control (t + 1) mod n. Aer is timed on every third target (its
+per-run cost makes every target slow).
+"""
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+NS = (20, 22)
+THETA = (0.3, 0.5, 0.7)
+H_OP, U3_OP, CNOT_OP = 0, 12, 13
+
+
+def u3_matrix(t, p, l):
+    c, s = np.cos(t / 2), np.sin(t / 2)
+    return np.array([[c, -np.exp(1j * l) * s], [np.exp(1j * p) * s, np.exp(1j * (p + l)) * c]])
+
+
+def best(fn, repeats):
+    fn()
+    out = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        out.append(time.perf_counter() - t0)
+    return min(out)
+
+
+def repeats_for(n):
+    return 5 if n <= 20 else 3
+
+
+# ---- sampan -------------------------------------------------------------------------------------
+def ours(n, gate, t, k):
+    import sampan as sp
+    params = sp.tensor(list(THETA), dtype=sp.float64)
+    one = {"dense": [U3_OP, t, 0, 1, 2], "H": [H_OP, t], "CNOT": [CNOT_OP, (t + 1) % n, t]}[gate]
+    run = lambda reps: sp.ops.quantum.statevector(params, one * reps, [], n)
+    r = repeats_for(n)
+    return (best(lambda: run(k), r) - best(lambda: run(1), r)) / (k - 1)
+
+
+# ---- qulacs -------------------------------------------------------------------------------------
+def qulacs_time(n, gate, t, k):
+    import qulacs
+    from qulacs import gate as qg
+    state = qulacs.QuantumState(n)
+    state.set_Haar_random_state(7)
+    g = {"dense": lambda: qg.DenseMatrix(t, u3_matrix(*THETA)), "H": lambda: qg.H(t),
+         "CNOT": lambda: qg.CNOT((t + 1) % n, t)}[gate]()
+
+    def body():
+        for _ in range(k):
+            g.update_quantum_state(state)
+    return best(body, repeats_for(n)) / k
+
+
+# ---- Qiskit Aer ---------------------------------------------------------------------------------
+def aer_time(n, gate, t, k, threads):
+    from qiskit import QuantumCircuit
+    from qiskit_aer import AerSimulator
+    sim = AerSimulator(method="statevector", max_parallel_threads=threads, fusion_enable=False)
+    u = u3_matrix(*THETA)
+
+    def circuit(reps):
+        qc = QuantumCircuit(n)
+        for _ in range(reps):
+            if gate == "dense":
+                qc.unitary(u, [t])
+            elif gate == "H":
+                qc.h(t)
+            else:
+                qc.cx((t + 1) % n, t)
+        qc.save_statevector()
+        return qc
+    ck, c1 = circuit(k), circuit(1)
+    run = lambda qc: sim.run(qc, shots=1).result()
+    r = repeats_for(n)
+    return (best(lambda: run(ck), r) - best(lambda: run(c1), r)) / (k - 1)
+
+
+def importable(name):
+    try:
+        __import__(name)
+        return True
+    except Exception as e:  # a broken wheel must not stop the benchmark
+        print(f"  ({name} not importable: {type(e).__name__}: {e})")
+        return False
+
+
+def worker(threads):
+    import sampan as sp
+    sp.set_num_threads(threads)
+    have_qulacs = importable("qulacs")
+    have_aer = importable("qiskit_aer") and importable("qiskit")
+    if not have_qulacs:
+        print("  qulacs: not installed here (pip install qulacs; scripts/setup_bench.sh does it)")
+    if not have_aer:
+        print("  Qiskit Aer: not installed here (pip install qiskit-aer)")
+    print(f"\nthreads {threads}: ns per amplitude per gate, mean over all targets [worst target]")
+    print("   n  gate     sampan            qulacs            ours/qulacs  Aer               ours/Aer")
+    for n in NS:
+        k = 8 if n <= 20 else 4
+        for gate in ("dense", "H", "CNOT"):
+            cols = {}
+            for name, ok, fn in (("ours", True, lambda t: ours(n, gate, t, k)),
+                                 ("qulacs", have_qulacs, lambda t: qulacs_time(n, gate, t, k)),
+                                 ("aer", have_aer, lambda t: aer_time(n, gate, t, k, threads))):
+                if not ok:
+                    continue
+                # Aer's run() carries a fixed cost per call, so it gets every third target only.
+                targets = range(0, n, 3) if name == "aer" else range(n)
+                ns = np.array([fn(t) for t in targets]) * 1e9 / 2.0 ** n
+                cols[name] = ns
+            def fmt(a, step=1):
+                return f"{a.mean():6.3f} [{a.max():6.3f} t={step * int(a.argmax()):2d}]" if a is not None else " " * 17
+            q, a, o = cols.get("qulacs"), cols.get("aer"), cols["ours"]
+            rq = f"{o.mean() / q.mean():6.2f}" if q is not None else "     -"
+            ra = f"{o.mean() / a.mean():6.2f}" if a is not None else "     -"
+            print(f"  {n:2d}  {gate:6s}  {fmt(o)} {fmt(q)}  {rq}       {fmt(a, 3)}  {ra}", flush=True)
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--worker":
+        worker(int(sys.argv[2]))
+        return
+    print(__doc__.strip().splitlines()[0])
+    print("(ours/peer < 1: sampan faster; issue 4's target is ours/qulacs <= 0.8 on average)")
+    for threads in (1, 2):
+        env = dict(os.environ, OMP_NUM_THREADS=str(threads), QULACS_NUM_THREADS=str(threads))
+        subprocess.run([sys.executable, __file__, "--worker", str(threads)], env=env, check=False)
+
+
+if __name__ == "__main__":
+    main()
