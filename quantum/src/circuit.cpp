@@ -20,6 +20,7 @@ const GateInfo kGates[kNumOpcodes] = {
     {"Tdg", 1, 0}, {"P", 1, 1},   {"RX", 1, 1},  {"RY", 1, 1},   {"RZ", 1, 1},   {"U3", 1, 3},   {"CNOT", 2, 0},
     {"CY", 2, 0},  {"CZ", 2, 0},  {"SWAP", 2, 0}, {"CP", 2, 1},  {"CRX", 2, 1},  {"CRY", 2, 1},  {"CRZ", 2, 1},
     {"RXX", 2, 1}, {"RYY", 2, 1}, {"RZZ", 2, 1}, {"CCX", 3, 0}, {"CU", 2, 3},  {"MS", 2, 0},   {"CSWAP", 3, 0},
+    {"UNITARY", -1, 0},
 };
 
 // A gate as the simulator applies it: a 2x2 or 4x4 matrix on `targets`, active where the bits of
@@ -117,6 +118,15 @@ Resolved resolve(const Gate& g, const double* params, const std::vector<double>&
       r.m = {1, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1};
       r.fast = true;
       break;
+    case kUnitary: {
+      for (int i = 0; i < g.n_controls; ++i) r.cmask |= uint64_t(1) << q[static_cast<size_t>(i)];
+      r.targets.assign(q.begin() + g.n_controls, q.end());
+      const size_t dim = size_t(1) << r.targets.size();
+      const double* m = constants.data() + g.matrix_offset;
+      r.m.resize(dim * dim);
+      for (size_t i = 0; i < dim * dim; ++i) r.m[i] = C(m[2 * i], m[2 * i + 1]);
+      break;
+    }
     case kRXX: case kRYY: case kRZZ: {
       const M2& p = g.op == kRXX ? kPx : g.op == kRYY ? kPy : kPz;
       r.targets = {q[0], q[1]};
@@ -144,12 +154,13 @@ void apply(C* a, int n, const Gate& g, const Resolved& r, bool adjoint) {
     }
   }
   std::vector<C> m = r.m;
-  const size_t dim = r.targets.size() == 1 ? 2 : 4;
+  const size_t dim = size_t(1) << r.targets.size();
   if (adjoint)
     for (size_t i = 0; i < dim; ++i)
       for (size_t j = 0; j < dim; ++j) m[i * dim + j] = std::conj(r.m[j * dim + i]);
   if (dim == 2) kernels::apply_1q(a, n, t, m.data(), r.cmask);
-  else kernels::apply_2q(a, n, r.targets[0], r.targets[1], m.data(), r.cmask);
+  else if (dim == 4) kernels::apply_2q(a, n, r.targets[0], r.targets[1], m.data(), r.cmask);
+  else kernels::apply_kq(a, n, r.targets, m.data(), r.cmask);
 }
 
 // out = H psi.
@@ -175,13 +186,56 @@ const GateInfo& gate_info(int64_t opcode) {
   return kGates[opcode];
 }
 
-std::vector<Gate> decode_circuit(const std::vector<int64_t>& enc, int64_t n_params, int64_t n_constants,
+// Decodes [UNITARY, n_controls, k, controls..., targets..., offset] starting at enc[i] and checks
+// that the matrix is unitary; returns the number of entries consumed.
+static size_t decode_unitary(const std::vector<int64_t>& enc, size_t i, const std::vector<double>& constants, int64_t n,
+                      const std::string& where, Gate& g) {
+  SAMPAN_CHECK(i + 3 <= enc.size(), ValueError, where, " (UNITARY) needs [opcode, n_controls, k, ...] but only ",
+               enc.size() - i, " entries remain");
+  const int64_t nc = enc[i + 1], k = enc[i + 2];
+  SAMPAN_CHECK(k >= 1 && k <= 10, ValueError, where, " (UNITARY): k (target qubits) must be in [1, 10], got ", k);
+  SAMPAN_CHECK(nc >= 0 && nc <= n, ValueError, where, " (UNITARY): n_controls must be in [0, ", n, "], got ", nc);
+  const size_t need = 3 + static_cast<size_t>(nc + k) + 1;
+  SAMPAN_CHECK(i + need <= enc.size(), ValueError, where, " (UNITARY) needs ", need, " circuit entries but only ",
+               enc.size() - i, " remain");
+  std::vector<int64_t> qs(enc.begin() + static_cast<long>(i) + 3, enc.begin() + static_cast<long>(i + need) - 1);
+  check_qubits(qs, n, (where + " (UNITARY)").c_str());
+  const int64_t off = enc[i + need - 1];
+  const size_t dim = size_t(1) << k, count = 2 * dim * dim;
+  SAMPAN_CHECK(off >= 0 && static_cast<size_t>(off) + count <= constants.size(), IndexError, where,
+               " (UNITARY) reads its ", dim, "x", dim, " matrix from constants[", off, ", ", off + int64_t(count),
+               ") but constants has ", constants.size(), " entries");
+  const double* m = constants.data() + off;
+  auto at = [&](size_t r, size_t c) { return C(m[2 * (r * dim + c)], m[2 * (r * dim + c) + 1]); };
+  double dev = 0;  // max |(U^+ U - I)_{rc}|
+  for (size_t r = 0; r < dim; ++r)
+    for (size_t c = 0; c < dim; ++c) {
+      C acc = r == c ? -1.0 : 0.0;
+      for (size_t j = 0; j < dim; ++j) acc += std::conj(at(j, r)) * at(j, c);
+      dev = std::max(dev, std::abs(acc));
+    }
+  SAMPAN_CHECK(dev <= 1e-10, ValueError, where, " (UNITARY): the ", dim, "x", dim,
+               " matrix is not unitary: max |U^+ U - I| = ", dev, " (tolerance 1e-10)");
+  g.qubits.assign(qs.begin(), qs.end());
+  g.n_controls = static_cast<int>(nc);
+  g.matrix_offset = off;
+  return need;
+}
+
+std::vector<Gate> decode_circuit(const std::vector<int64_t>& enc, int64_t n_params, const std::vector<double>& constants,
                                  int64_t n, const char* who) {
+  const int64_t n_constants = static_cast<int64_t>(constants.size());
   std::vector<Gate> gates;
   size_t i = 0;
   while (i < enc.size()) {
     const std::string where = std::string(who) + ": gate " + std::to_string(gates.size());
     const GateInfo& info = gate_info(enc[i]);
+    if (enc[i] == kUnitary) {
+      Gate g{enc[i], {}, {}};
+      i += decode_unitary(enc, i, constants, n, where, g);
+      gates.push_back(std::move(g));
+      continue;
+    }
     const size_t need = 1 + static_cast<size_t>(info.n_qubits + info.n_params);
     SAMPAN_CHECK(i + need <= enc.size(), ValueError, where, " (", info.name, ") needs ", need,
                  " circuit entries but only ", enc.size() - i, " remain");

@@ -27,7 +27,7 @@ void validate(const TensorSpec& params, const IntList& circuit, const FloatList&
               const char* who) {
   check_params(params, who);
   check_state_fits(n, DType::Complex128, who);
-  decode_circuit(circuit, params.shape[0], static_cast<int64_t>(constants.size()), n, who);
+  decode_circuit(circuit, params.shape[0], constants, n, who);
 }
 
 Tensor contiguous_params(const Tensor& p) { return p.is_contiguous() ? p : p.contiguous(); }
@@ -36,7 +36,7 @@ void expectation_cpu(const Tensor& params, const IntList& circuit, const FloatLi
                      const IntList& paulis, const FloatList& coeffs, Tensor& out) {
   const char* who = "quantum::expectation";
   const Tensor p = contiguous_params(params);
-  auto gates = decode_circuit(circuit, p.numel(), static_cast<int64_t>(constants.size()), n, who);
+  auto gates = decode_circuit(circuit, p.numel(), constants, n, who);
   auto h = decode_hamiltonian(paulis, coeffs, n, who);
   std::vector<complex128> psi(size_t(1) << n);
   simulate(p.data<double>(), gates, constants, static_cast<int>(n), psi.data());
@@ -47,7 +47,7 @@ void expectation_grad_cpu(const Tensor& params, const IntList& circuit, const Fl
                           const IntList& paulis, const FloatList& coeffs, Tensor& out) {
   const char* who = "quantum::expectation_grad";
   const Tensor p = contiguous_params(params);
-  auto gates = decode_circuit(circuit, p.numel(), static_cast<int64_t>(constants.size()), n, who);
+  auto gates = decode_circuit(circuit, p.numel(), constants, n, who);
   auto h = decode_hamiltonian(paulis, coeffs, n, who);
   adjoint_gradient(p.data<double>(), p.numel(), gates, constants, h, static_cast<int>(n), out.data<double>());
 }
@@ -55,14 +55,14 @@ void expectation_grad_cpu(const Tensor& params, const IntList& circuit, const Fl
 void statevector_cpu(const Tensor& params, const IntList& circuit, const FloatList& constants, int64_t n,
                      Tensor& out) {
   const Tensor p = contiguous_params(params);
-  auto gates = decode_circuit(circuit, p.numel(), static_cast<int64_t>(constants.size()), n, "quantum::statevector");
+  auto gates = decode_circuit(circuit, p.numel(), constants, n, "quantum::statevector");
   simulate(p.data<double>(), gates, constants, static_cast<int>(n), out.data<complex128>());
 }
 
 const char* kEncodingDoc =
     " Qubit q is bit q of the amplitude index (qubit 0 least significant). circuit: per gate "
     "[opcode, qubits..., slots...] (opcodes H=0 X Y Z S Sdg T Tdg P RX RY RZ U3 CNOT CY CZ SWAP CP CRX "
-    "CRY CRZ RXX RYY RZZ CCX CU MS CSWAP=27; controls first); a slot s >= 0 reads params[s], s < 0 reads "
+    "CRY CRZ RXX RYY RZZ CCX CU MS CSWAP UNITARY=28; controls first; UNITARY is [28, n_controls, k, controls..., targets..., offset] with its 2^k x 2^k matrix at constants[offset...] as re, im pairs, row-major); a slot s >= 0 reads params[s], s < 0 reads "
     "constants[-s-1]. paulis: n_qubits codes per term (0=I 1=X 2=Y 3=Z), coeffs: one per term.";
 
 }  // namespace

@@ -159,6 +159,73 @@ def test_universal_two_qubit_gate_structure_state_and_gradient():
         Circuit(2).universal_two_qubit(None, 1, 1)
 
 
+def random_unitary(rng, dim):
+    q, r = np.linalg.qr(rng.normal(size=(dim, dim)) + 1j * rng.normal(size=(dim, dim)))
+    return q * (np.diag(r) / abs(np.diag(r)))
+
+
+def embed(n, u, targets, controls=()):
+    """Dense 2^n matrix of u (local bit j = targets[j]) acting where every control is 1."""
+    dim = 2 ** n
+    out = np.zeros((dim, dim), dtype=complex)
+    for j in range(dim):
+        if any(not (j >> c) & 1 for c in controls):
+            out[j, j] = 1
+            continue
+        lj = sum(((j >> t) & 1) << b for b, t in enumerate(targets))
+        rest = j & ~sum(1 << t for t in targets)
+        for li in range(2 ** len(targets)):
+            i = rest | sum(((li >> b) & 1) << t for b, t in enumerate(targets))
+            out[i, j] = u[li, lj]
+    return out
+
+
+@pytest.mark.parametrize("k,controls", [(1, []), (2, []), (3, []), (1, [3]), (2, [0, 3])])
+def test_unitary_and_controlled_unitary_match_dense_reference(k, controls):
+    rng = np.random.default_rng(k + 10 * len(controls))
+    n = 4
+    targets = [q for q in (2, 1, 0, 3) if q not in controls][:k]
+    u = random_unitary(rng, 2 ** k)
+    c = Circuit(n).h("full").ry(0.3, 1).cnot(1, 3).rz(0.7, 3)
+    prep = c.state().numpy()
+    c.controlled_unitary(u, controls, targets) if controls else c.unitary(u, targets)
+    np.testing.assert_allclose(c.state().numpy(), embed(n, u, targets, controls) @ prep, atol=1e-12)
+    assert c.gate_counts()["unitary"] == 1 and str(c).count("*") == 1 + len(controls)  # the CNOT has one
+
+
+def test_gradient_flows_through_a_circuit_with_matrix_gates():
+    rng = np.random.default_rng(8)
+    u = random_unitary(rng, 4)
+    ham = Hamiltonian([(1.0, "Z0 Z2"), (0.4, "X1")])
+    t = rng.uniform(-2, 2, 3)
+
+    def energy(v):
+        return Circuit(3).ry(v[0], 0).unitary(u, [0, 2]).rx(v[1], 1).controlled_unitary(u, 1, [2, 0]) \
+            .rz(v[2], 2).h(2).expectation(ham)
+    theta = sp.tensor(t, requires_grad=True)
+    energy(theta).backward()
+    for i in range(3):
+        d = np.zeros(3)
+        d[i] = 1e-6
+        fd = (energy(sp.tensor(t + d)).item() - energy(sp.tensor(t - d)).item()) / 2e-6
+        assert abs(theta.grad.numpy()[i] - fd) < 1e-7
+
+
+def test_unitary_errors():
+    c = Circuit(3)
+    with pytest.raises(ValueError, match=r"not unitary: max \|U\^\+ U - I\| = 0.0201"):
+        c.unitary(np.diag([1, 1.01]), [0])
+    with pytest.raises(ValueError, match="must be 4x4"):
+        c.unitary(np.eye(2), [0, 1])
+    with pytest.raises(ValueError, match="repeat"):
+        c.controlled_unitary(np.eye(2), [1], [1])
+    with pytest.raises(IndexError, match="qubit 3"):
+        c.unitary(np.eye(2), [3])
+    # The op checks too: a non-unitary matrix in a hand-made encoding.
+    with pytest.raises(ValueError, match="not unitary"):
+        sp.ops.quantum.statevector(sp.zeros(0, dtype=sp.float64), [28, 0, 1, 0, 0], [2, 0, 0, 0, 0, 0, 1, 0], 3)
+
+
 def test_qubit_order_convention():
     c = Circuit(3)
     c.x(1)  # |010> = index 2

@@ -20,7 +20,7 @@ _GATES = [("h", 1, 0), ("x", 1, 0), ("y", 1, 0), ("z", 1, 0), ("s", 1, 0), ("sdg
           ("tdg", 1, 0), ("p", 1, 1), ("rx", 1, 1), ("ry", 1, 1), ("rz", 1, 1), ("u3", 1, 3),
           ("cnot", 2, 0), ("cy", 2, 0), ("cz", 2, 0), ("swap", 2, 0), ("cp", 2, 1), ("crx", 2, 1),
           ("cry", 2, 1), ("crz", 2, 1), ("rxx", 2, 1), ("ryy", 2, 1), ("rzz", 2, 1), ("ccx", 3, 0),
-          ("cu", 2, 3), ("ms", 2, 0), ("cswap", 3, 0)]
+          ("cu", 2, 3), ("ms", 2, 0), ("cswap", 3, 0), ("unitary", -1, 0)]
 OPCODES = {name: i for i, (name, _, _) in enumerate(_GATES)}
 _ARITY = {name: (nq, npar) for name, nq, npar in _GATES}
 
@@ -174,6 +174,34 @@ class Circuit:
             _add("u3", (q1,), refs[12:15])
         return self
 
+    def unitary(self, matrix, qubits):
+        """A fixed 2^k x 2^k unitary (NumPy array, nested list or sp Tensor, complex) on the k qubits
+        `qubits` (a list; qubits[j] is local bit j of the matrix index, so qubits[0] is its least
+        significant bit). Checked to be unitary: max |U^+ U - I| <= 1e-10."""
+        return self.controlled_unitary(matrix, [], qubits)
+
+    def controlled_unitary(self, matrix, controls, targets):
+        """`matrix` (see unitary) on `targets`, applied where every qubit of `controls` is 1."""
+        controls = [controls] if isinstance(controls, numbers.Integral) else list(controls)
+        targets = [targets] if isinstance(targets, numbers.Integral) else list(targets)
+        gate = "unitary" if not controls else "controlled_unitary"
+        if isinstance(matrix, sp.Tensor):
+            matrix = matrix.numpy()
+        m = np.asarray(matrix, dtype=np.complex128)
+        k = len(targets)
+        if not 1 <= k <= 10:
+            raise ValueError(f"Circuit.{gate}: expected 1 to 10 target qubits, got {k}")
+        if m.shape != (2 ** k, 2 ** k):
+            raise ValueError(f"Circuit.{gate}: the matrix for {k} target qubit(s) must be "
+                             f"{2 ** k}x{2 ** k}, got shape {m.shape}")
+        dev = float(np.abs(m.conj().T @ m - np.eye(2 ** k)).max())
+        if dev > 1e-10:
+            raise ValueError(f"Circuit.{gate}: the matrix is not unitary: max |U^+ U - I| = {dev:.3g} "
+                             "(tolerance 1e-10)")
+        offset = len(self._constants)
+        self._constants.extend(np.stack([m.real, m.imag], axis=-1).reshape(-1).tolist())
+        return self._add("unitary", tuple(controls) + tuple(targets), (("mat", len(controls), k, offset),))
+
     def _angle_list(self, theta, count, gate):
         """`count` distinct angle references: None (new trainable), `count` numbers, or a tensor of
         `count` elements."""
@@ -224,6 +252,10 @@ class Circuit:
         enc = []
         for name, qubits, refs in self._gates:
             enc.append(OPCODES[name])
+            if name == "unitary":  # [op, n_controls, k, controls..., targets..., offset]
+                _, nc, k, offset = refs[0]
+                enc.extend([nc, k, *qubits, offset])
+                continue
             enc.extend(qubits)
             for r in refs:
                 if r[0] == "own":
@@ -273,12 +305,16 @@ class Circuit:
         rows = [f"q{q}: " for q in range(self.n_qubits)]
         width = max(len(r) for r in rows)
         rows = [r.ljust(width) for r in rows]
-        for name, qubits, _ in self._gates:
+        for name, qubits, refs in self._gates:
             n_ctrl = {"cnot": 1, "cy": 1, "cz": 1, "cp": 1, "crx": 1, "cry": 1, "crz": 1, "ccx": 2,
                       "cu": 1, "cswap": 1}.get(name, 0)
+            if name == "unitary":
+                n_ctrl = refs[0][1]
             label = name.upper() if n_ctrl == 0 else name[n_ctrl:].upper() or "X"
             if name == "cnot":
                 label = "X"
+            elif name == "unitary":
+                label = "U"
             cells = {q: ("*" if i < n_ctrl else label) for i, q in enumerate(qubits)}
             w = max(len(c) for c in cells.values())
             lo, hi = min(qubits), max(qubits)

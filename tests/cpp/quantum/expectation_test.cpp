@@ -94,7 +94,8 @@ Problem random_problem(int n, uint64_t seed, const std::vector<int64_t>& ops_in 
   Problem p{n, {}, {}, Tensor(), {}, {}};
   std::vector<int64_t> ops = ops_in;
   if (ops.empty())
-    for (int64_t o = 0; o < kNumOpcodes; ++o) ops.push_back(o);
+    for (int64_t o = 0; o < kNumOpcodes; ++o)
+      if (o != kUnitary) ops.push_back(o);  // matrix gates: see the UnitaryGate tests
   std::vector<double> pv;
   for (int64_t op : ops) {
     const GateInfo& gi = gate_info(op);
@@ -261,4 +262,101 @@ TEST(QuantumExpectation, Errors) {
   EXPECT_THROW(call({}, 61), ValueError);
   EXPECT_THROW(call_op("quantum::expectation", {p.params.to(DType::Float32), IntList{}, FloatList{}, int64_t(2), IntList{}, FloatList{}}), TypeError);
   EXPECT_THROW(call_op("quantum::statevector", {reshape(p.params, {1, -1}), IntList{}, FloatList{}, int64_t(2)}), ValueError);
+}
+
+namespace {
+// A Haar-ish random unitary: Gram-Schmidt on the columns of a complex Gaussian matrix.
+Mat random_unitary(int dim, uint64_t seed) {
+  Mat m = random_matrix(dim, seed);
+  for (int c = 0; c < dim; ++c) {
+    for (int p = 0; p < c; ++p) {
+      C dot = 0;
+      for (int r = 0; r < dim; ++r) dot += std::conj(m[r * dim + p]) * m[r * dim + c];
+      for (int r = 0; r < dim; ++r) m[r * dim + c] -= dot * m[r * dim + p];
+    }
+    double nrm = 0;
+    for (int r = 0; r < dim; ++r) nrm += std::norm(m[r * dim + c]);
+    for (int r = 0; r < dim; ++r) m[r * dim + c] /= std::sqrt(nrm);
+  }
+  return m;
+}
+void append_matrix(FloatList& constants, const Mat& m) {
+  for (const C& z : m) { constants.push_back(z.real()); constants.push_back(z.imag()); }
+}
+}  // namespace
+
+TEST(QuantumUnitaryGate, ControlledAndPlainMatchDenseReference) {
+  const int n = 5;
+  for (int k : {1, 2, 3})
+    for (int nc : {0, 1, 2}) {
+      std::vector<int> qs = {3, 0, 4, 1, 2};  // controls first, then targets
+      // Prepare a generic state: RY on every qubit, then CNOT chain, all with constants.
+      Problem p{n, {}, {}, from_vector(std::vector<double>{0.0}, {1}), {}, {}};
+      std::vector<C> ref(size_t(1) << n);
+      ref[0] = 1;
+      for (int q = 0; q < n; ++q) {
+        p.constants.push_back(0.3 + 0.4 * q);
+        p.circuit.insert(p.circuit.end(), {kRY, q, -static_cast<int64_t>(p.constants.size())});
+        ref = matvec(gate_full(kRY, {q}, {p.constants.back()}, n), ref);
+      }
+      for (int q = 0; q + 1 < n; ++q) {
+        p.circuit.insert(p.circuit.end(), {kCNOT, q, q + 1});
+        ref = matvec(gate_full(kCNOT, {q, q + 1}, {}, n), ref);
+      }
+      const Mat u = random_unitary(1 << k, 10 * k + nc);
+      const int64_t off = static_cast<int64_t>(p.constants.size());
+      append_matrix(p.constants, u);
+      p.circuit.insert(p.circuit.end(), {kUnitary, nc, k});
+      for (int i = 0; i < nc + k; ++i) p.circuit.push_back(qs[i]);
+      p.circuit.push_back(off);
+      std::vector<int> controls(qs.begin(), qs.begin() + nc), targets(qs.begin() + nc, qs.begin() + nc + k);
+      ref = matvec(embed(u, n, targets, controls), ref);
+      Tensor st = call_op("quantum::statevector", {p.params, p.circuit, p.constants, int64_t(n)})[0];
+      std::vector<C> got(st.data<C>(), st.data<C>() + st.numel());
+      EXPECT_LT(max_diff(got, ref), 1e-12) << "k=" << k << " controls=" << nc;
+    }
+}
+
+TEST(QuantumUnitaryGate, AdjointGradientThroughMatrixGatesMatchesFiniteDifferences) {
+  Problem p = random_problem(4, 21, {kH, kRY, kCNOT, kRX, kCRZ, kU3, kRZZ});
+  const int64_t off = static_cast<int64_t>(p.constants.size());
+  append_matrix(p.constants, random_unitary(8, 5));
+  const int64_t off2 = static_cast<int64_t>(p.constants.size());
+  append_matrix(p.constants, random_unitary(2, 6));
+  // Matrix gates between the parameterised ones, so the backward sweep must un-apply them.
+  IntList mid = {kUnitary, 0, 3, 2, 0, 3, off, kUnitary, 2, 1, 0, 3, 1, off2};
+  p.circuit.insert(p.circuit.begin() + 5, mid.begin(), mid.end());  // after H (2 entries) and RY (3)
+  p.circuit.insert(p.circuit.end(), mid.begin(), mid.end());
+  auto g = adjoint(p);
+  EXPECT_NEAR(energy(p, p.params), reference_energy(p, [&] {
+    Tensor st = call_op("quantum::statevector", {p.params, p.circuit, p.constants, int64_t(4)})[0];
+    return std::vector<C>(st.data<C>(), st.data<C>() + st.numel());
+  }()), 1e-12);
+  for (int64_t i = 0; i < p.params.numel(); ++i) {
+    const double h = 1e-5;
+    const double fd = (energy(p, shifted(p.params, i, h)) - energy(p, shifted(p.params, i, -h))) / (2 * h);
+    EXPECT_NEAR(g[i], fd, 1e-7) << "param " << i;
+  }
+}
+
+TEST(QuantumUnitaryGate, Errors) {
+  auto message = [](const IntList& circuit, const FloatList& constants) -> std::string {
+    try {
+      call_op("quantum::statevector", {from_vector(std::vector<double>{0.0}, {1}), circuit, constants, int64_t(3)});
+    } catch (const std::exception& e) { return e.what(); }
+    return "no error";
+  };
+  FloatList m = {1, 0, 0, 0, 0, 0, 1.01, 0};  // diag(1, 1.01)
+  EXPECT_NE(message({kUnitary, 0, 1, 0, 0}, m).find("not unitary: max |U^+ U - I| = 0.0201"), std::string::npos)
+      << message({kUnitary, 0, 1, 0, 0}, m);
+  FloatList id = {1, 0, 0, 0, 0, 0, 1, 0};
+  EXPECT_EQ(message({kUnitary, 0, 1, 0, 0}, id), "no error");
+  EXPECT_THROW(call_op("quantum::statevector", {from_vector(std::vector<double>{0.0}, {1}), IntList{kUnitary, 0, 1, 0, 2},
+                                                id, int64_t(3)}), IndexError);   // matrix past the end
+  EXPECT_NE(message({kUnitary, 0, 2, 0, 1, 0}, id).find("constants has 8 entries"), std::string::npos);
+  EXPECT_NE(message({kUnitary, 0, 0, 0}, id).find("k (target qubits) must be in [1, 10]"), std::string::npos);
+  EXPECT_NE(message({kUnitary, 1, 1, 0, 0, 0}, id).find("qubit 0 appears"), std::string::npos)
+      << message({kUnitary, 1, 1, 0, 0, 0}, id);
+  EXPECT_NE(message({kUnitary, 0, 1, 5, 0}, id).find("qubit 5 is out of range"), std::string::npos);
+  EXPECT_NE(message({kUnitary, 0, 1}, id).find("needs 5 circuit entries"), std::string::npos);
 }

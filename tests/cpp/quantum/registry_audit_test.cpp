@@ -22,8 +22,8 @@ Values sample(bool with_hamiltonian) {
   IntList c = {kH, 0, kRX, 1, 0, kCNOT, 0, 2, kRY, 2, 1, kRZ, 0, 2, kCRX, 1, 0, 3, kCRY, 2, 1, 4,
                kCRZ, 0, 2, 0, kRXX, 0, 1, 1, kRYY, 1, 2, 2, kRZZ, 0, 2, 3, kU3, 1, 4, 0, -1, kP, 2, 1,
                kCP, 0, 1, 2, kS, 1, kT, 0, kSWAP, 0, 2, kCCX, 0, 1, 2, kY, 2, kCY, 2, 0, kSdg, 0, kTdg, 1,
-               kCU, 2, 0, 3, -1, 1, kMS, 1, 2, kCSWAP, 1, 2, 0};
-  Values v = {from_vector({0.3, -0.7, 1.1, 0.45, -1.3}, {5}), c, FloatList{0.8}, int64_t(3)};
+               kCU, 2, 0, 3, -1, 1, kMS, 1, 2, kCSWAP, 1, 2, 0, kUnitary, 1, 1, 2, 0, 1};
+  Values v = {from_vector({0.3, -0.7, 1.1, 0.45, -1.3}, {5}), c, FloatList{0.8, 0, 0, 0, 1, 1, 0, 0, 0}, int64_t(3)};
   if (with_hamiltonian) {
     v.emplace_back(IntList{3, 3, 0, 1, 0, 2, 2, 1, 3});
     v.emplace_back(FloatList{0.7, -0.4, 1.2});

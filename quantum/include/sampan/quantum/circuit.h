@@ -25,12 +25,17 @@ enum Opcode : int64_t {
   // MS: Molmer-Sorensen exp(+i pi/4 X(x)X) = RXX(-pi/2) (Paddle Quantum's ms). CSWAP: Fredkin
   // [CSWAP, control, a, b].
   kCU, kMS, kCSWAP,
+  // A fixed dense matrix, optionally controlled, of variable arity:
+  // [UNITARY, n_controls, k, controls..., targets..., offset] with the 2^k x 2^k matrix row-major
+  // at constants[offset ...] as 2 * 4^k reals (re, im interleaved); 1 <= k <= 10, n_controls >= 0.
+  // Checked to be unitary to 1e-10 (max |U^+ U - I|). Not parameterised.
+  kUnitary,
   kNumOpcodes
 };
 
 struct GateInfo {
   const char* name;
-  int n_qubits;
+  int n_qubits;  // -1: variable (kUnitary)
   int n_params;
 };
 /// Name and arity of an opcode; throws ValueError for an unknown one.
@@ -40,12 +45,14 @@ struct Gate {
   int64_t op;
   std::vector<int> qubits;       // controls first, target(s) last
   std::vector<int64_t> slots;    // parameter slots (see the header comment)
+  int n_controls = 0;             // kUnitary: qubits[0, n_controls) are controls
+  int64_t matrix_offset = -1;     // kUnitary: where its matrix starts in constants
 };
 
 /// Decodes and validates a circuit (opcodes, qubit range and repeats, slots against
-/// n_params (skipped when < 0) and n_constants); errors name the gate index.
+/// n_params (skipped when < 0) and constants, unitarity of matrix gates); errors name the gate index.
 std::vector<Gate> decode_circuit(const std::vector<int64_t>& circuit, int64_t n_params,
-                                 int64_t n_constants, int64_t n_qubits, const char* who);
+                                 const std::vector<double>& constants, int64_t n_qubits, const char* who);
 
 struct PauliTerm {
   uint64_t xmask = 0, zmask = 0;  // X or Y on the bits of xmask; Z or Y on the bits of zmask
