@@ -323,3 +323,111 @@ def test_errors():
     # The op itself validates the encoding (the C++ error reaches Python as IndexError).
     with pytest.raises(IndexError, match="qubit 5 is out of range for 2 qubits"):
         sp.ops.quantum.statevector(sp.zeros(0, dtype=sp.float64), [0, 5], [], 2)
+
+
+def cnot_m(n, c, t):
+    return controlled(n, [c], t, X)
+
+
+def test_pair_selectors_linear_cycle_full_and_lists():
+    assert Circuit(4).cnot("linear").gates() == [("cnot", (0, 1)), ("cnot", (1, 2)), ("cnot", (2, 3))]
+    assert Circuit(4).cz("cycle").gates() == [("cz", (0, 1)), ("cz", (1, 2)), ("cz", (2, 3)), ("cz", (3, 0))]
+    assert Circuit(3).swap("full").gates() == [("swap", (0, 1)), ("swap", (0, 2)), ("swap", (1, 2))]
+    assert Circuit(3).ms([[2, 0], [0, 1]]).gates() == [("ms", (2, 0)), ("ms", (0, 1))]
+    c = Circuit(3).rzz(None, "cycle")
+    assert len(c.parameters.numpy()) == 3  # one angle per pair
+    c = Circuit(3).crx(sp.tensor([0.1, 0.2]), "linear")
+    with pytest.raises(ValueError, match="selector 'ring'"):
+        Circuit(3).cnot("ring")
+    with pytest.raises(ValueError, match="elements"):
+        Circuit(3).rxx(sp.tensor([0.1, 0.2]), "cycle")
+
+
+def test_superposition_layers():
+    n = 3
+    np.testing.assert_allclose(Circuit(n).superposition_layer().state().numpy(),
+                               np.full(8, 1 / math.sqrt(8)), atol=1e-14)
+    ref = op_on(n, {q: rot(Y, math.pi / 4) for q in range(n)})[:, 0]
+    np.testing.assert_allclose(Circuit(n).weak_superposition_layer().state().numpy(), ref, atol=1e-14)
+
+
+def test_entangled_layers_match_numpy():
+    rng = np.random.default_rng(4)
+    n, depth = 3, 2
+    # real: per layer RY on all, CNOT (0,1) (1,2) (2,0)
+    t = rng.uniform(-3, 3, n * depth)
+    c = Circuit(n).real_entangled_layer(depth, list(t))
+    u = np.eye(8, dtype=complex)
+    for d in range(depth):
+        u = op_on(n, {q: rot(Y, t[d * n + q]) for q in range(n)}) @ u
+        for a, b in [(0, 1), (1, 2), (2, 0)]:
+            u = cnot_m(n, a, b) @ u
+    np.testing.assert_allclose(c.state().numpy(), u[:, 0], atol=1e-12)
+    # linear: RY all, CNOT linear, RZ all, CNOT linear
+    t = rng.uniform(-3, 3, 2 * n * depth)
+    c = Circuit(n).linear_entangled_layer(depth, sp.tensor(t))
+    u = np.eye(8, dtype=complex)
+    for d in range(depth):
+        base = 2 * n * d
+        u = op_on(n, {q: rot(Y, t[base + q]) for q in range(n)}) @ u
+        u = cnot_m(n, 1, 2) @ cnot_m(n, 0, 1) @ u
+        u = op_on(n, {q: rot(Z, t[base + n + q]) for q in range(n)}) @ u
+        u = cnot_m(n, 1, 2) @ cnot_m(n, 0, 1) @ u
+    np.testing.assert_allclose(c.state().numpy(), u[:, 0], atol=1e-12)
+    # complex: U3 all, CNOT cycle
+    c = Circuit(n, seed=2).complex_entangled_layer(depth)
+    p = c.parameters.detach().numpy()
+    assert p.shape == (3 * n * depth,)
+    u = np.eye(8, dtype=complex)
+    for d in range(depth):
+        u = op_on(n, {q: reference_gate(1, "u3", [0], p[3 * (d * n + q):3 * (d * n + q) + 3]) for q in range(n)}) @ u
+        for a, b in [(0, 1), (1, 2), (2, 0)]:
+            u = cnot_m(n, a, b) @ u
+    np.testing.assert_allclose(c.state().numpy(), u[:, 0], atol=1e-12)
+
+
+def test_block_layers_gate_sequence_and_state():
+    n = 4
+    c = Circuit(n, seed=5).real_block_layer(1)
+    block = lambda a, b: [("ry", (a,)), ("ry", (b,)), ("cnot", (a, b)), ("ry", (a,)), ("ry", (b,))]
+    assert c.gates() == [("ry", (q,)) for q in range(n)] + block(0, 1) + block(2, 3) + block(1, 2)
+    p = c.parameters.detach().numpy()
+    assert p.shape == (n + 4 * (n - 1),)
+    u = op_on(n, {q: rot(Y, p[q]) for q in range(n)})
+    k = n
+    for a, b in [(0, 1), (2, 3), (1, 2)]:
+        u = op_on(n, {a: rot(Y, p[k]), b: rot(Y, p[k + 1])}) @ u
+        u = cnot_m(n, a, b) @ u
+        u = op_on(n, {a: rot(Y, p[k + 2]), b: rot(Y, p[k + 3])}) @ u
+        k += 4
+    np.testing.assert_allclose(c.state().numpy(), u[:, 0], atol=1e-12)
+    cc = Circuit(3, seed=1).complex_block_layer(2)
+    assert cc.parameters.shape == (3 * (3 + 4 * 2 * 2),)
+    assert cc.gate_counts() == {"u3": 3 + 4 * 2 * 2, "cnot": 2 * 2}
+    with pytest.raises(ValueError, match="expected 11 angles"):
+        Circuit(3).real_block_layer(1, [0.0] * 10)
+
+
+def test_qaoa_layer_matches_numpy_and_optimizes_maxcut_of_a_triangle():
+    edges = [(0, 1), (1, 2), (0, 2)]
+    n = 3
+    gamma, beta = [0.4, -0.9], [1.1, 0.3]
+    c = Circuit(n).superposition_layer().qaoa_layer(edges, depth=2, gamma=gamma, beta=beta)
+    assert c.gates()[3:9] == [("rzz", e) for e in edges] + [("rx", (q,)) for q in range(n)]
+    cost = sum(op_on(n, {a: Z, b: Z}) for a, b in edges)  # diagonal
+    u = op_on(n, {q: H for q in range(n)})
+    for g, b in zip(gamma, beta):
+        u = np.diag(np.exp(-0.5j * g * np.diag(cost))) @ u   # CNOT RZ CNOT on each edge = exp(-i g/2 ZZ)
+        u = op_on(n, {q: rot(X, b) for q in range(n)}) @ u
+    np.testing.assert_allclose(c.state().numpy(), u[:, 0], atol=1e-12)
+    # Trainable: minimise sum ZZ (max cut 2 of 3 edges -> <sum ZZ> >= -1).
+    q = Circuit(n, seed=0).superposition_layer().qaoa_layer(edges, depth=2)
+    assert q.parameters.shape == (4,)
+    ham = Hamiltonian([(1.0, f"Z{a} Z{b}") for a, b in edges])
+    opt = optim.Adam([q.parameters], lr=0.05)
+    for _ in range(300):
+        opt.zero_grad()
+        e = q.expectation(ham)
+        e.backward()
+        opt.step()
+    assert q.expectation(ham).item() < -0.95

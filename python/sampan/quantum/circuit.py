@@ -124,11 +124,38 @@ class Circuit:
         refs = [self._angle_refs(a, 1, "u3")[0] for a in (theta, phi, lam)]
         return self._add("u3", (qubit,), refs)
 
-    def cnot(self, control, target): return self._add("cnot", (control, target))
+    # Two-qubit gates take (q0, q1), or one pair selector in place of q0 with q1 omitted:
+    # 'linear' = (0,1), (1,2), ..., (n-2,n-1); 'cycle' = linear plus (n-1,0) (for n > 2);
+    # 'full' = every (i, j) with i < j; or a list of pairs. As in Paddle Quantum.
+    def cnot(self, control, target=None): return self._fixed_two("cnot", control, target)
     cx = cnot
-    def cy(self, control, target): return self._add("cy", (control, target))
-    def cz(self, control, target): return self._add("cz", (control, target))
-    def swap(self, q0, q1): return self._add("swap", (q0, q1))
+    def cy(self, control, target=None): return self._fixed_two("cy", control, target)
+    def cz(self, control, target=None): return self._fixed_two("cz", control, target)
+    def swap(self, q0, q1=None): return self._fixed_two("swap", q0, q1)
+
+    def _pairs(self, q0, q1, gate):
+        """The (q0, q1) pairs a two-qubit gate call selects."""
+        if q1 is not None:
+            return [(q0, q1)]
+        n = self.n_qubits
+        if isinstance(q0, str):
+            if q0 == "linear":
+                return [(i, i + 1) for i in range(n - 1)]
+            if q0 == "cycle":
+                return [(i, i + 1) for i in range(n - 1)] + ([(n - 1, 0)] if n > 2 else [])
+            if q0 == "full":
+                return [(i, j) for i in range(n) for j in range(i + 1, n)]
+            raise ValueError(f"Circuit.{gate}: qubit selector {q0!r} (expected 'linear', 'cycle', 'full' "
+                             "or a list of pairs)")
+        if isinstance(q0, (list, tuple)) and all(isinstance(p, (list, tuple)) and len(p) == 2 for p in q0):
+            return [tuple(p) for p in q0]
+        raise ValueError(f"Circuit.{gate}: expected two qubits, or a selector 'linear'/'cycle'/'full' or a "
+                         f"list of pairs, got {q0!r}")
+
+    def _fixed_two(self, name, q0, q1):
+        for a, b in self._pairs(q0, q1, name):
+            self._add(name, (a, b))
+        return self
     def ccx(self, c0, c1, target): return self._add("ccx", (c0, c1, target))
     toffoli = ccx
 
@@ -137,10 +164,10 @@ class Circuit:
         return self._add("cswap", (control, q0, q1))
     fredkin = cswap
 
-    def ms(self, q0, q1):
+    def ms(self, q0, q1=None):
         """Molmer-Sorensen gate exp(+i pi/4 X(x)X) = (I + i XX)/sqrt(2) = RXX(-pi/2), Paddle Quantum's
         convention (no parameter)."""
-        return self._add("ms", (q0, q1))
+        return self._fixed_two("ms", q0, q1)
 
     def cu(self, theta, phi, lam, control, target):
         """Controlled U3(theta, phi, lam) (see u3), three parameters as in Paddle Quantum: no extra
@@ -216,17 +243,121 @@ class Circuit:
         return [self._angle_refs(float(v), 1, gate)[0] for v in values]
 
     def _two(self, name, theta, q0, q1):
-        for q in (q0, q1):
-            self._check_qubit(q, name)
-        return self._add(name, (q0, q1), self._angle_refs(theta, 1, name))
+        """A one-angle two-qubit gate on each selected pair (one angle per pair: see _angle_refs)."""
+        pairs = self._pairs(q0, q1, name)
+        for a, b in pairs:
+            self._check_qubit(a, name)
+            self._check_qubit(b, name)
+        for (a, b), r in zip(pairs, self._angle_refs(theta, len(pairs), name)):
+            self._add(name, (a, b), (r,))
+        return self
 
-    def cp(self, theta, control, target): return self._two("cp", theta, control, target)
-    def crx(self, theta, control, target): return self._two("crx", theta, control, target)
-    def cry(self, theta, control, target): return self._two("cry", theta, control, target)
-    def crz(self, theta, control, target): return self._two("crz", theta, control, target)
-    def rxx(self, theta, q0, q1): return self._two("rxx", theta, q0, q1)
-    def ryy(self, theta, q0, q1): return self._two("ryy", theta, q0, q1)
-    def rzz(self, theta, q0, q1): return self._two("rzz", theta, q0, q1)
+    def cp(self, theta, control, target=None): return self._two("cp", theta, control, target)
+    def crx(self, theta, control, target=None): return self._two("crx", theta, control, target)
+    def cry(self, theta, control, target=None): return self._two("cry", theta, control, target)
+    def crz(self, theta, control, target=None): return self._two("crz", theta, control, target)
+    def rxx(self, theta, q0, q1=None): return self._two("rxx", theta, q0, q1)
+    def ryy(self, theta, q0, q1=None): return self._two("ryy", theta, q0, q1)
+    def rzz(self, theta, q0, q1=None): return self._two("rzz", theta, q0, q1)
+
+    # ---- templates (Paddle Quantum's set; structures written out in each docstring) -------------
+    # `theta` of a parameterised template: None (new trainable angles), or a sequence / sp Tensor
+    # with exactly as many angles as the template uses, consumed in gate order.
+    def _template_angles(self, theta, count, gate):
+        return iter(self._angle_list(theta, count, gate))
+
+    def superposition_layer(self, qubits="full"):
+        """H on every selected qubit."""
+        return self.h(qubits)
+
+    def weak_superposition_layer(self, qubits="full"):
+        """RY(pi/4) (fixed) on every selected qubit."""
+        return self.ry(math.pi / 4, qubits)
+
+    def linear_entangled_layer(self, depth=1, theta=None):
+        """Per layer: RY on every qubit, CNOT 'linear', RZ on every qubit, CNOT 'linear'
+        (2 n angles per layer)."""
+        n = self.n_qubits
+        refs = self._template_angles(theta, 2 * n * depth, "linear_entangled_layer")
+        for _ in range(depth):
+            for q in range(n):
+                self._add("ry", (q,), (next(refs),))
+            self.cnot("linear")
+            for q in range(n):
+                self._add("rz", (q,), (next(refs),))
+            self.cnot("linear")
+        return self
+
+    def real_entangled_layer(self, depth=1, theta=None):
+        """Per layer: RY on every qubit, then CNOT 'cycle' (n angles per layer; real amplitudes)."""
+        n = self.n_qubits
+        refs = self._template_angles(theta, n * depth, "real_entangled_layer")
+        for _ in range(depth):
+            for q in range(n):
+                self._add("ry", (q,), (next(refs),))
+            self.cnot("cycle")
+        return self
+
+    def complex_entangled_layer(self, depth=1, theta=None):
+        """Per layer: U3 on every qubit, then CNOT 'cycle' (3 n angles per layer)."""
+        n = self.n_qubits
+        refs = self._template_angles(theta, 3 * n * depth, "complex_entangled_layer")
+        for _ in range(depth):
+            for q in range(n):
+                self._add("u3", (q,), (next(refs), next(refs), next(refs)))
+            self.cnot("cycle")
+        return self
+
+    def _block_pairs(self):
+        n = self.n_qubits
+        return [(i, i + 1) for i in range(0, n - 1, 2)] + [(i, i + 1) for i in range(1, n - 1, 2)]
+
+    def _block_layer(self, depth, theta, gate, rotation, per):
+        """Shared structure of the block layers (see real_block_layer)."""
+        if self.n_qubits < 2:
+            raise ValueError(f"Circuit.{gate}: needs at least 2 qubits, the circuit has {self.n_qubits}")
+        pairs = self._block_pairs()
+        count = per * (self.n_qubits + 4 * len(pairs) * depth)
+        refs = self._template_angles(theta, count, gate)
+        rot = lambda q: self._add(rotation, (q,), tuple(next(refs) for _ in range(per)))
+        for q in range(self.n_qubits):
+            rot(q)
+        for _ in range(depth):
+            for a, b in pairs:
+                rot(a); rot(b)
+                self._add("cnot", (a, b))
+                rot(a); rot(b)
+        return self
+
+    def real_block_layer(self, depth=1, theta=None):
+        """RY on every qubit, then per layer one block on each pair (0,1), (2,3), ... and then on
+        each pair (1,2), (3,4), ...; a block on (a, b) is RY(a) RY(b), CNOT(a -> b), RY(a) RY(b).
+        Angles: n + 4 (n - 1) depth."""
+        return self._block_layer(depth, theta, "real_block_layer", "ry", 1)
+
+    def complex_block_layer(self, depth=1, theta=None):
+        """real_block_layer with U3 in place of every RY (3 angles each): 3 (n + 4 (n - 1) depth)."""
+        return self._block_layer(depth, theta, "complex_block_layer", "u3", 3)
+
+    def qaoa_layer(self, edges, nodes=None, depth=1, gamma=None, beta=None):
+        """QAOA for a graph: per layer l, RZZ(gamma_l) on every edge (u, v) (equal to Paddle
+        Quantum's CNOT(u, v) RZ(gamma_l, v) CNOT(u, v): both are exp(-i gamma_l/2 Z_u Z_v)), then
+        RX(beta_l) on every node (default: every qubit). gamma, beta: None (depth new trainable
+        angles each, shared by the gates of one layer), or `depth` numbers / an sp Tensor of depth
+        elements. Prepare the uniform superposition first (superposition_layer)."""
+        nodes = list(range(self.n_qubits)) if nodes is None else list(nodes)
+        edges = [tuple(e) for e in edges]
+        for e in edges:
+            if len(e) != 2:
+                raise ValueError(f"Circuit.qaoa_layer: an edge is a pair of qubits, got {e!r}")
+        g = self._angle_list(gamma, depth, "qaoa_layer")
+        b = self._angle_list(beta, depth, "qaoa_layer")
+        for layer in range(depth):
+            for u, v in edges:
+                self._add("rzz", (u, v), (g[layer],))
+            for q in nodes:
+                self._add("rx", (q,), (b[layer],))
+        return self
 
     # ---- encoding and simulation ----------------------------------------------------------------
     def _encode(self):
@@ -282,6 +413,10 @@ class Circuit:
     # ---- inspection -----------------------------------------------------------------------------
     def __len__(self):
         return len(self._gates)
+
+    def gates(self):
+        """[(gate name, qubits tuple)] in order (controls first)."""
+        return [(name, qubits) for name, qubits, _ in self._gates]
 
     def gate_counts(self):
         """{gate name: count}."""
