@@ -431,3 +431,66 @@ def test_qaoa_layer_matches_numpy_and_optimizes_maxcut_of_a_triangle():
         e.backward()
         opt.step()
     assert q.expectation(ham).item() < -0.95
+
+
+def test_qasm_round_trip_of_every_gate_keeps_the_state():
+    rng = np.random.default_rng(11)
+    c, u = random_circuit(rng, 4, 60)
+    c.ms(0, 2).universal_two_qubit(None, 3, 1).real_block_layer(1)
+    text = c.to_qasm()
+    assert text.startswith('OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[4];\n')
+    back = Circuit.from_qasm(text)
+    np.testing.assert_allclose(back.state().numpy(), c.state().numpy(), atol=1e-12)
+    assert Circuit.from_qasm(back.to_qasm()).to_qasm() == back.to_qasm()
+
+
+def test_qasm_import_of_a_hand_written_program():
+    text = """// Bell pair and friends
+OPENQASM 2.0;
+include "qelib1.inc";
+qreg a[1];
+qreg b[2];   // b[0] is qubit 1
+creg c[3];
+h a[0];
+cx a[0], b[1];
+u2(0, pi) b[0];          // = H
+u1(-pi/4) b[0];
+u3(2*pi/3, -0.5, 1e-1) a[0];
+barrier a[0], b[0];
+cu3(0.3, 0.2, -(0.1 + 0.2)) b[1], b[0];
+id a[0];
+rz(sqrt(2)/2) b[1];
+ccx a[0], b[0], b[1];
+"""
+    c = Circuit.from_qasm(text)
+    ref = Circuit(3)
+    ref.h(0).cnot(0, 2).u3(math.pi / 2, 0, math.pi, 1).p(-math.pi / 4, 1).u3(2 * math.pi / 3, -0.5, 0.1, 0)
+    ref.cu(0.3, 0.2, -0.3, 2, 1).rz(math.sqrt(2) / 2, 2).ccx(0, 1, 2)
+    assert c.gates() == ref.gates()
+    np.testing.assert_allclose(c.state().numpy(), ref.state().numpy(), atol=1e-12)
+
+
+@pytest.mark.parametrize("text,where,what", [
+    ("qreg q[2];", "line 1, column 1", "OPENQASM 2.0"),
+    ("OPENQASM 3.0;\nqreg q[1];", "line 1, column 10", "only OpenQASM 2.0"),
+    ("OPENQASM 2.0;\nqreg q[2];\nh q[2];", "line 3, column 5", "out of range"),
+    ("OPENQASM 2.0;\nqreg q[2];\n  foo q[0];", "line 3, column 3", "unknown gate"),
+    ("OPENQASM 2.0;\nqreg q[2];\ncx q[0];", "line 3, column 1", "acts on 2 qubit"),
+    ("OPENQASM 2.0;\nqreg q[2];\nrx q[0];", "line 3, column 1", "takes 1 parameter"),
+    ("OPENQASM 2.0;\nqreg q[2];\nrx(0.1 q[0];", "line 3, column 8", "expected ')'"),
+    ("OPENQASM 2.0;\nqreg q[2];\nh r[0];", "line 3, column 3", "unknown quantum register"),
+    ("OPENQASM 2.0;\nqreg q[2];\nh q[0]", "line 3, column 7", "expected ';'"),
+    ("OPENQASM 2.0;\nqreg q[2];\nh q[0]; $", "line 3, column 9", "unexpected character"),
+    ("OPENQASM 2.0;\nqreg q[2];\nmeasure q[0] -> c[0];", "line 3, column 1", "not supported"),
+    ("OPENQASM 2.0;\nqreg q[2];\ncx q[1], q[1];", "line 3, column 1", "repeats a qubit"),
+])
+def test_qasm_errors_name_line_and_column(text, where, what):
+    with pytest.raises(ValueError) as info:
+        Circuit.from_qasm(text)
+    msg = str(info.value)
+    assert where in msg and what in msg, msg
+
+
+def test_qasm_export_refuses_matrix_gates():
+    with pytest.raises(ValueError, match="gate 0 \\(unitary\\) has no OpenQASM 2.0"):
+        Circuit(1).unitary(np.eye(2), [0]).to_qasm()

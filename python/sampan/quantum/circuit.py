@@ -410,6 +410,35 @@ class Circuit:
         params, enc, consts = self._encode()
         return sp.ops.quantum.statevector(params, enc, consts, self.n_qubits)
 
+    # ---- OpenQASM 2.0 ------------------------------------------------------------------------------
+    def _angle_values(self):
+        """A function from an angle reference to its current float value."""
+        own = self.parameters.detach().numpy() if self._own_values else []
+        ext = [sp.reshape(t.detach(), [-1]).numpy() for t in self._external]
+
+        def value(r):
+            if r[0] == "own":
+                return float(own[r[1]])
+            if r[0] == "ext":
+                return float(ext[r[1]][r[2]])
+            return self._constants[r[1]]
+        return value
+
+    def to_qasm(self):
+        """OpenQASM 2.0 text with qelib1.inc gate names (p -> u1, cp -> cu1, cu -> cu3, cnot -> cx,
+        ms -> rxx(-pi/2), ryy -> rx(pi/2) rzz rx(-pi/2)); angles are written as their current
+        numbers. Matrix gates (unitary) have no QASM form and raise ValueError."""
+        from .qasm import to_qasm
+        return to_qasm(self)
+
+    @classmethod
+    def from_qasm(cls, text):
+        """A circuit from OpenQASM 2.0 text (qreg, creg, barrier, qelib1.inc gates incl. u3 u2 u1
+        cx ccx cswap rx ry rz rxx ryy rzz cu1 cu3; angles as fixed numbers). Malformed input raises
+        ValueError naming the line and column."""
+        from .qasm import from_qasm
+        return from_qasm(text, cls)
+
     # ---- inspection -----------------------------------------------------------------------------
     def __len__(self):
         return len(self._gates)
