@@ -491,6 +491,15 @@ def test_qasm_errors_name_line_and_column(text, where, what):
     assert where in msg and what in msg, msg
 
 
+def test_qasm_export_uses_current_parameter_values_and_keeps_the_circuit_open():
+    c = Circuit(2, seed=4).ry(None, "full")
+    c.to_qasm()
+    c.rx(None, 0)  # export did not freeze the owned parameters
+    with sp.no_grad():
+        c.parameters.fill_(0.25)
+    assert c.to_qasm().count("(0.25)") == 3
+
+
 def test_qasm_export_refuses_matrix_gates():
     with pytest.raises(ValueError, match="gate 0 \\(unitary\\) has no OpenQASM 2.0"):
         Circuit(1).unitary(np.eye(2), [0]).to_qasm()

@@ -413,7 +413,8 @@ class Circuit:
     # ---- OpenQASM 2.0 ------------------------------------------------------------------------------
     def _angle_values(self):
         """A function from an angle reference to its current float value."""
-        own = self.parameters.detach().numpy() if self._own_values else []
+        # Current values without creating circuit.parameters (which would freeze the circuit).
+        own = self._parameters.detach().numpy() if self._parameters is not None else self._own_values
         ext = [sp.reshape(t.detach(), [-1]).numpy() for t in self._external]
 
         def value(r):
