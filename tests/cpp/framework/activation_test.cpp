@@ -13,50 +13,26 @@
 #include "../test_util.h"
 
 using namespace sampan;
+using sampan::test::expect_check_op;
 using sampan::test::uniform;
 using sampan::test::values;
+using sampan::test::expect_unary_matches;
 
 namespace {
 
-
-
-template <class Op, class Ref> void expect_matches(Op op, Ref ref, double lo, double hi) {
-  std::vector<Tensor> inputs = {uniform({9}, lo, hi, 1), uniform({2, 3, 4}, lo, hi, 2),
-                                transpose(uniform({5, 3}, lo, hi, 3), 0, 1),
-                                transpose(uniform({260, 150}, lo, hi, 4), 0, 1)};
-  for (const Tensor& x : inputs) {
-    Tensor out = op(x);
-    ASSERT_EQ(out.shape(), x.shape());
-    ASSERT_EQ(out.dtype(), DType::Float64);
-    auto xs = values(x), os = values(out);
-    for (size_t i = 0; i < xs.size(); ++i) {
-      double want = ref(xs[i]);
-      ASSERT_NEAR(os[i], want, 1e-12 * (1 + std::abs(want))) << "at x = " << xs[i];
-    }
-    auto os32 = values(op(cast(x, DType::Float32)));
-    auto xs32 = values(cast(x, DType::Float32));
-    for (size_t i = 0; i < xs32.size(); ++i) ASSERT_NEAR(os32[i], ref(xs32[i]), 2e-6 * (1 + std::abs(ref(xs32[i]))));
-  }
-}
-
 double phi_cdf(double v) { return 0.5 * (1 + std::erf(v / std::sqrt(2.0))); }
-
-void expect_check_op(const std::string& name, const Values& args) {
-  auto r = check_op(name, args);
-  EXPECT_TRUE(r.ok) << name << ": " << r.summary();
-}
 
 }  // namespace
 
 TEST(Activation, ValuesMatchReferenceFormulas) {
-  expect_matches([](const Tensor& x) { return sigmoid(x); }, [](double v) { return 1 / (1 + std::exp(-v)); }, -6, 6);
-  expect_matches([](const Tensor& x) { return relu(x); }, [](double v) { return v > 0 ? v : 0.0; }, -3, 3);
-  expect_matches([](const Tensor& x) { return gelu(x); }, [](double v) { return v * phi_cdf(v); }, -5, 5);
-  expect_matches([](const Tensor& x) { return silu(x); }, [](double v) { return v / (1 + std::exp(-v)); }, -6, 6);
-  expect_matches([](const Tensor& x) { return softplus(x); }, [](double v) { return std::log1p(std::exp(v)); }, -6, 6);
-  expect_matches([](const Tensor& x) { return softplus(x, 2.0, 5.0); },
+  expect_unary_matches([](const Tensor& x) { return sigmoid(x); }, [](double v) { return 1 / (1 + std::exp(-v)); }, -6, 6);
+  expect_unary_matches([](const Tensor& x) { return relu(x); }, [](double v) { return v > 0 ? v : 0.0; }, -3, 3);
+  expect_unary_matches([](const Tensor& x) { return gelu(x); }, [](double v) { return v * phi_cdf(v); }, -5, 5);
+  expect_unary_matches([](const Tensor& x) { return silu(x); }, [](double v) { return v / (1 + std::exp(-v)); }, -6, 6);
+  expect_unary_matches([](const Tensor& x) { return softplus(x); }, [](double v) { return std::log1p(std::exp(v)); }, -6, 6);
+  expect_unary_matches([](const Tensor& x) { return softplus(x, 2.0, 5.0); },
                  [](double v) { return 2 * v > 5 ? v : std::log1p(std::exp(2 * v)) / 2; }, -6, 6);
-  expect_matches([](const Tensor& x) { return clamp(x, -0.5, 1.25); },
+  expect_unary_matches([](const Tensor& x) { return clamp(x, -0.5, 1.25); },
                  [](double v) { return std::min(std::max(v, -0.5), 1.25); }, -3, 3);
 }
 

@@ -15,12 +15,11 @@
 #include "../test_util.h"
 
 using namespace sampan;
+using sampan::test::expect_check_op;
 using sampan::test::uniform;
 using sampan::test::values;
 
 namespace {
-
-
 
 // op(x, y) against ref for x in [xlo, xhi], y in [ylo, yhi]: same shapes, broadcasting
 // ([4, 1] with [3]), a transposed x, and a size above the parallel grain.
@@ -48,11 +47,6 @@ void expect_matches(Op op, Ref ref, double xlo, double xhi, double ylo, double y
 
 Tensor ints(const std::vector<double>& v, DType d = DType::Int64) {
   return from_vector(v, {static_cast<int64_t>(v.size())}, d);
-}
-
-void expect_check_op(const std::string& name, const Values& args) {
-  auto r = check_op(name, args);
-  EXPECT_TRUE(r.ok) << name << ": " << r.summary();
 }
 
 // Python's % and // on doubles, as the reference.

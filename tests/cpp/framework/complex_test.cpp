@@ -13,6 +13,7 @@
 #include "../test_util.h"
 
 using namespace sampan;
+using sampan::test::expect_check_op;
 using sampan::test::uniform;
 using sampan::test::values;
 
@@ -26,16 +27,9 @@ Tensor random_complex(int64_t n, uint64_t seed) {
   return t;
 }
 
-
-
 std::vector<complex128> cvalues(const Tensor& t) {
   Tensor c = cast(t, DType::Complex128).contiguous();
   return std::vector<complex128>(c.data<complex128>(), c.data<complex128>() + c.numel());
-}
-
-void expect_check_op(const std::string& name, const Values& args) {
-  auto r = check_op(name, args);
-  EXPECT_TRUE(r.ok) << name << ": " << r.summary();
 }
 
 }  // namespace

@@ -11,7 +11,10 @@
 #include "sampan/ops.h"
 #include "sampan/testing/check_op.h"
 
+#include "../test_util.h"
+
 using namespace sampan;
+using sampan::test::expect_check_op;
 
 namespace {
 
@@ -28,10 +31,6 @@ Tensor sample(const Shape& shape, double phase = 0.2) {
   std::vector<double> v(static_cast<size_t>(shape_numel(shape)));
   for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(1.3 * static_cast<double>(i) + phase);
   return from_vector(v, shape);
-}
-void expect_check_op(const std::string& name, const Values& args) {
-  auto r = check_op(name, args);
-  EXPECT_TRUE(r.ok) << name << ": " << r.summary();
 }
 template <class F> std::string error_of(F f) {
   try {

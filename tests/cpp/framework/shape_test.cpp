@@ -9,7 +9,10 @@
 #include "sampan/ops.h"
 #include "sampan/testing/check_op.h"
 
+#include "../test_util.h"
+
 using namespace sampan;
+using sampan::test::expect_check_op;
 
 namespace {
 
@@ -25,11 +28,6 @@ Tensor sample(const Shape& shape) {
   std::vector<double> v(static_cast<size_t>(shape_numel(shape)));
   for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(1.3 * static_cast<double>(i) + 0.2);
   return from_vector(v, shape);
-}
-
-void expect_check_op(const std::string& name, const Values& args) {
-  auto r = check_op(name, args);
-  EXPECT_TRUE(r.ok) << name << ": " << r.summary();
 }
 
 }  // namespace

@@ -13,44 +13,19 @@
 #include "../test_util.h"
 
 using namespace sampan;
+using sampan::test::expect_check_op;
 using sampan::test::uniform;
 using sampan::test::values;
+using sampan::test::expect_unary_matches;
 
 namespace {
 
 using UnaryFn = Tensor (*)(const Tensor&);
 
-
-
 Tensor complex_tensor(const std::vector<complex128>& v) {
   Tensor t = Tensor::empty({static_cast<int64_t>(v.size())}, DType::Complex128);
   for (size_t i = 0; i < v.size(); ++i) t.data<complex128>()[i] = v[i];
   return t;
-}
-
-// op(x) against ref on x in [lo, hi]: several shapes, a transposed (non-contiguous) input, one
-// above the parallel grain, float64 and float32.
-void expect_matches(Tensor (*op)(const Tensor&), double (*ref)(double), double lo, double hi) {
-  std::vector<Tensor> inputs = {uniform({7}, lo, hi, 1), uniform({3, 4}, lo, hi, 2), uniform({2, 3, 5}, lo, hi, 3),
-                                transpose(uniform({4, 3}, lo, hi, 4), 0, 1),
-                                transpose(uniform({300, 200}, lo, hi, 5), 0, 1)};
-  for (const Tensor& x : inputs) {
-    Tensor out = op(x);
-    ASSERT_EQ(out.shape(), x.shape());
-    ASSERT_EQ(out.dtype(), DType::Float64);
-    auto xs = values(x), os = values(out);
-    for (size_t i = 0; i < xs.size(); ++i) {
-      double want = ref(xs[i]);
-      ASSERT_NEAR(os[i], want, 1e-12 * (1 + std::abs(want))) << "at x = " << xs[i];
-    }
-    Tensor out32 = op(cast(x, DType::Float32));
-    ASSERT_EQ(out32.dtype(), DType::Float32);
-    auto xs32 = values(cast(x, DType::Float32)), os32 = values(out32);
-    for (size_t i = 0; i < xs32.size(); ++i) {
-      double want = ref(xs32[i]);
-      ASSERT_NEAR(os32[i], want, 2e-6 * (1 + std::abs(want))) << "float32 at x = " << xs32[i];
-    }
-  }
 }
 
 double ref_rsqrt(double v) { return 1 / std::sqrt(v); }
@@ -60,33 +35,28 @@ double ref_reciprocal(double v) { return 1 / v; }
 double ref_neg(double v) { return -v; }
 double ref_abs(double v) { return std::abs(v); }
 
-void expect_check_op(const std::string& name, const Values& args) {
-  auto r = check_op(name, args);
-  EXPECT_TRUE(r.ok) << name << ": " << r.summary();
-}
-
 }  // namespace
 
 TEST(Unary, ValuesMatchStdMath) {
-  expect_matches(neg, ref_neg, -3, 3);
-  expect_matches(exp, [](double v) { return std::exp(v); }, -3, 3);
-  expect_matches(log, [](double v) { return std::log(v); }, 0.01, 5);
-  expect_matches(abs, ref_abs, -3, 3);
-  expect_matches(log1p, [](double v) { return std::log1p(v); }, -0.9, 3);
-  expect_matches(expm1, [](double v) { return std::expm1(v); }, -3, 3);
-  expect_matches(sqrt, [](double v) { return std::sqrt(v); }, 0, 4);
-  expect_matches(rsqrt, ref_rsqrt, 0.01, 4);
-  expect_matches(sin, [](double v) { return std::sin(v); }, -4, 4);
-  expect_matches(cos, [](double v) { return std::cos(v); }, -4, 4);
-  expect_matches(tan, [](double v) { return std::tan(v); }, -1.4, 1.4);
-  expect_matches(tanh, [](double v) { return std::tanh(v); }, -4, 4);
-  expect_matches(erf, [](double v) { return std::erf(v); }, -3, 3);
-  expect_matches(sign, ref_sign, -3, 3);
-  expect_matches(floor, [](double v) { return std::floor(v); }, -5, 5);
-  expect_matches(ceil, [](double v) { return std::ceil(v); }, -5, 5);
-  expect_matches(round, [](double v) { return std::nearbyint(v); }, -5, 5);
-  expect_matches(square, ref_square, -3, 3);
-  expect_matches(reciprocal, ref_reciprocal, 0.1, 3);
+  expect_unary_matches(neg, ref_neg, -3, 3);
+  expect_unary_matches(exp, [](double v) { return std::exp(v); }, -3, 3);
+  expect_unary_matches(log, [](double v) { return std::log(v); }, 0.01, 5);
+  expect_unary_matches(abs, ref_abs, -3, 3);
+  expect_unary_matches(log1p, [](double v) { return std::log1p(v); }, -0.9, 3);
+  expect_unary_matches(expm1, [](double v) { return std::expm1(v); }, -3, 3);
+  expect_unary_matches(sqrt, [](double v) { return std::sqrt(v); }, 0, 4);
+  expect_unary_matches(rsqrt, ref_rsqrt, 0.01, 4);
+  expect_unary_matches(sin, [](double v) { return std::sin(v); }, -4, 4);
+  expect_unary_matches(cos, [](double v) { return std::cos(v); }, -4, 4);
+  expect_unary_matches(tan, [](double v) { return std::tan(v); }, -1.4, 1.4);
+  expect_unary_matches(tanh, [](double v) { return std::tanh(v); }, -4, 4);
+  expect_unary_matches(erf, [](double v) { return std::erf(v); }, -3, 3);
+  expect_unary_matches(sign, ref_sign, -3, 3);
+  expect_unary_matches(floor, [](double v) { return std::floor(v); }, -5, 5);
+  expect_unary_matches(ceil, [](double v) { return std::ceil(v); }, -5, 5);
+  expect_unary_matches(round, [](double v) { return std::nearbyint(v); }, -5, 5);
+  expect_unary_matches(square, ref_square, -3, 3);
+  expect_unary_matches(reciprocal, ref_reciprocal, 0.1, 3);
 }
 
 TEST(Unary, SpecialValues) {
