@@ -99,6 +99,16 @@ if [[ "$(cat "$pth_file" 2>/dev/null || true)" != "$pth_line" ]]; then
   say "registered $pth_line on the venv's path"
 fi
 
+# The command-line tool: .venv/bin/sampan runs `python -m sampan` (subcommands per module).
+cli="$venv/bin/sampan"
+cli_text="#!/bin/sh
+exec \"$venv_python\" -m sampan \"\$@\""
+if [[ "$(cat "$cli" 2>/dev/null || true)" != "$cli_text" ]]; then
+  printf '%s\n' "$cli_text" >"$cli"
+  chmod +x "$cli"
+  say "installed the command .venv/bin/sampan"
+fi
+
 # ---------------------------------------------------------------------------------------------
 # 4. Jupyter kernel "sampan" running the venv's Python
 # ---------------------------------------------------------------------------------------------
