@@ -1,0 +1,10 @@
+"""GNN models for molecules: categorical atom/bond encoders, GIN/GCN/GAT layers with edge
+features (Hu et al. 2020), jumping knowledge, graph pooling, multi-task heads."""
+from .conv import CONVOLUTIONS, GATConv, GCNConv, GINConv, segment_softmax
+from .encoder import JUMPING_KNOWLEDGE, GNNEncoder, GraphModel, model_from_config
+from .features import FEATURE_DIMS, CategoricalEncoder, feature_dims
+from .pooling import AttentionPool, GraphPool, max_pool, mean_pool, sum_pool
+
+__all__ = ["CONVOLUTIONS", "GATConv", "GCNConv", "GINConv", "segment_softmax", "JUMPING_KNOWLEDGE", "GNNEncoder",
+           "GraphModel", "model_from_config", "FEATURE_DIMS", "CategoricalEncoder", "feature_dims", "AttentionPool",
+           "GraphPool", "max_pool", "mean_pool", "sum_pool"]
