@@ -1,0 +1,58 @@
+// One RDKit molecule -> its featurized graph, and the helpers that gather graphs into a GraphSet.
+// Internal to helix (RDKit types): the readers (SMILES, CSV, SDF) all go through these.
+#pragma once
+
+#include <GraphMol/ROMol.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sampan/helix/featurize.h"
+
+namespace sampan::helix {
+
+enum class FeaturizerKind { ogb, pretrain_gnns };
+
+/// The featurizer called `name`; ValueError naming the known ones otherwise.
+FeaturizerKind featurizer_kind(const std::string& name);
+
+/// The graph of one molecule, with features of one featurizer (see featurize.h for the layout).
+struct MoleculeGraph {
+  int64_t num_atoms = 0;
+  std::vector<int64_t> atom_features;  // [num_atoms, n_atom_features]
+  std::vector<int64_t> edge_source;    // [2 * num_bonds]
+  std::vector<int64_t> edge_target;
+  std::vector<int64_t> bond_features;  // [2 * num_bonds, n_bond_features]
+};
+
+/// Fills `out` (cleared first) with the graph of `mol`.
+void molecule_graph(const RDKit::ROMol& mol, FeaturizerKind kind, MoleculeGraph& out);
+
+/// A GraphSet with no graphs, ready to append to.
+GraphSet empty_graph_set(const std::string& featurizer);
+
+/// Appends `graph` as the next graph of `set`, from input `source_index`.
+void append_graph(GraphSet& set, const MoleculeGraph& graph, int64_t source_index);
+
+/// Parses a SMILES as RDKit's SmilesToMol with default parameters (sanitized, explicit H atoms
+/// removed, stereochemistry assigned: what OGB's Chem.MolFromSmiles does). On failure returns
+/// null and sets `reason` (a syntax error, or RDKit's sanitization message).
+std::unique_ptr<RDKit::ROMol> parse_smiles(const std::string& smiles, std::string& reason);
+
+/// Silences RDKit's error and warning logs while alive (a bad SMILES is reported by helix once,
+/// with its row, instead of by RDKit on stderr). Construct outside parallel regions.
+class QuietRdkitLogs {
+ public:
+  QuietRdkitLogs();
+  ~QuietRdkitLogs();
+  QuietRdkitLogs(const QuietRdkitLogs&) = delete;
+  QuietRdkitLogs& operator=(const QuietRdkitLogs&) = delete;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace sampan::helix
