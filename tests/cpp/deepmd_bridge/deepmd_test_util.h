@@ -1,0 +1,43 @@
+// Shared helpers of the deepmd_bridge tests: where the shared DeePMD data lives, temp folders.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+namespace deepmd_test {
+
+/// The folder with deepmd_water and deepmd_golden_se_e2_a (env SAMPAN_DEEPMD_DATA overrides).
+inline std::string shared_data_dir() {
+  if (const char* env = std::getenv("SAMPAN_DEEPMD_DATA")) return env;
+  return "/work/shared/data";
+}
+
+inline std::string water_system(int index) {
+  return shared_data_dir() + "/deepmd_water/data_" + std::to_string(index);
+}
+
+inline std::string golden_dir() { return shared_data_dir() + "/deepmd_golden_se_e2_a"; }
+
+/// A fresh empty folder under the system temp dir, removed by the destructor.
+struct TempDir {
+  std::filesystem::path path;
+  explicit TempDir(const std::string& tag) {
+    path = std::filesystem::temp_directory_path() /
+           ("sampan_deepmd_" + tag + "_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+            std::to_string(reinterpret_cast<uintptr_t>(this)));
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+};
+
+}  // namespace deepmd_test
+
+#define DEEPMD_SKIP_WITHOUT(path)                                                     \
+  do {                                                                                \
+    if (!std::filesystem::exists(path)) GTEST_SKIP() << "data not found: " << (path) \
+                                                     << " (set SAMPAN_DEEPMD_DATA)";  \
+  } while (0)
