@@ -15,5 +15,6 @@ The simulation runs in the C++ ops ``sp.ops.quantum.expectation`` / ``statevecto
 """
 from .circuit import Circuit, OPCODES
 from .hamiltonian import Hamiltonian
+from . import chemistry, qml  # VQE (H2), QAOA (MaxCut), quantum kernels
 
-__all__ = ["Circuit", "Hamiltonian", "OPCODES"]
+__all__ = ["Circuit", "Hamiltonian", "OPCODES", "chemistry", "qml"]
