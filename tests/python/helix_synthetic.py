@@ -8,7 +8,7 @@ import numpy as np
 import sampan as sp
 
 ATOM_DIMS = (119, 4)
-BOND_DIMS = (4, 3)
+BOND_DIMS = (5, 4)
 
 
 def random_graph(rng, n_min=3, n_max=9, atom_types=(5, 6, 7, 8, 15)):

@@ -15,12 +15,13 @@ from sampan import nn
 #  'ogb': OGB smiles2graph's 9 atom features (atomic number, chirality, degree, formal charge,
 #         number of Hs, radical electrons, hybridization, aromatic, in ring) and 3 bond features
 #         (type, stereo, conjugated); sizes from ogb.utils.features get_atom/bond_feature_dims.
-#  'pretrain_gnns': Hu et al.'s scheme: atom type (atomic number - 1, 0..118) and chirality tag
-#         (unspecified, CW, CCW, other); bond type (single, double, triple, aromatic) and bond
-#         direction (none, end-up-right, end-down-right).
+#  'pretrain_gnns': Hu et al.'s scheme: atom type (atomic number - 1, 0..117, other 118) and
+#         chirality tag (unspecified, CW, CCW, other); bond type (single, double, triple,
+#         aromatic, other) and bond direction (none, end-up-right, end-down-right, other).
+# These are the sizes of helix's featurizers (helix/include/sampan/helix/featurize.h).
 FEATURE_DIMS = {
     "ogb": {"atom": (119, 5, 12, 12, 10, 6, 6, 2, 2), "bond": (5, 6, 2)},
-    "pretrain_gnns": {"atom": (119, 4), "bond": (4, 3)},
+    "pretrain_gnns": {"atom": (119, 4), "bond": (5, 4)},
 }
 
 

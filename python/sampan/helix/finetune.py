@@ -1,0 +1,198 @@
+"""Fine-tuning a GraphModel on labelled molecules, with model selection on validation.
+
+The protocol is Hu et al. 2020's (shared/reference/helix.md section 1.5): Adam, lr 1e-3, batch
+32, 100 epochs, dropout 0.5, deterministic scaffold split; the number reported is the test score
+at the epoch with the best validation score, and several fine-tuning seeds (which vary the model
+initialization, dropout and batch order, not the split) give mean +- std.
+
+Loaders are any re-iterable sources of batches with the fields of sampan.helix.data.GraphBatch
+(x, edge_index, edge_attr, batch, num_graphs, y, y_mask); sampan.helix.data.DataLoader is one.
+"""
+import copy
+import math
+import time
+
+import numpy as np
+
+import sampan
+from sampan.nn import functional as F
+from . import metrics as metric_functions
+from .models import GraphModel
+
+CLASSIFICATION_METRICS = ("roc_auc", "average_precision")
+
+
+def is_classification(metric):
+    return metric in CLASSIFICATION_METRICS
+
+
+def masked_loss(output, batch, classification):
+    """Mean over present labels: BCE with logits for classification (labels 0/1), squared error
+    for regression. Missing labels (y_mask False, y possibly NaN) contribute nothing."""
+    if classification:
+        return F.binary_cross_entropy_with_logits(output, batch.y.to(output.dtype), mask=batch.y_mask)
+    present = batch.y_mask
+    y = sampan.where(present, batch.y.to(output.dtype), sampan.zeros_like(output))
+    diff = sampan.where(present, output - y, sampan.zeros_like(output))
+    return (diff * diff).sum() / sampan.clamp(present.to(output.dtype).sum(), 1.0, math.nan)
+
+
+def train_epoch(model, loader, optimizer, classification=True, max_batches=None):
+    """One pass over `loader`; returns the mean training loss over its batches. A batch with fewer
+    than two atoms is skipped (BatchNorm needs two values per channel in training)."""
+    model.train()
+    total, count = 0.0, 0
+    for b, batch in enumerate(loader):
+        if max_batches is not None and b >= max_batches:
+            break
+        if batch.x.shape[0] < 2:
+            continue
+        optimizer.zero_grad()
+        loss = masked_loss(model(batch), batch, classification)
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+        count += 1
+    return total / max(count, 1)
+
+
+def predict(model, loader, classification=True):
+    """(y_true, y_pred, y_mask) as NumPy arrays [G, T] over the whole loader, in eval mode; for
+    classification y_pred holds probabilities (sigmoid of the logits)."""
+    model.eval()
+    trues, preds, masks = [], [], []
+    with sampan.no_grad():
+        for batch in loader:
+            out = model(batch)
+            if classification:
+                out = sampan.sigmoid(out)
+            preds.append(out.numpy().astype(np.float64))
+            trues.append(batch.y.numpy().astype(np.float64))
+            masks.append(batch.y_mask.numpy().astype(bool))
+    if not preds:
+        raise ValueError("predict: the loader yielded no batches")
+    return np.concatenate(trues), np.concatenate(preds), np.concatenate(masks)
+
+
+def evaluate(model, loader, metric="roc_auc"):
+    classification = is_classification(metric)
+    y_true, y_pred, mask = predict(model, loader, classification)
+    return metric_functions.METRICS[metric](y_true, y_pred, mask)
+
+
+def _better(metric, new, old):
+    if math.isnan(new):
+        return False
+    if old is None or math.isnan(old):
+        return True
+    return new > old if metric_functions.HIGHER_IS_BETTER[metric] else new < old
+
+
+def finetune(model, train_loader, valid_loader, test_loader=None, epochs=100, lr=1e-3, weight_decay=0.0,
+             metric="roc_auc", progress=False, description="finetune", max_batches=None, on_epoch=None):
+    """Trains `model` for `epochs`, evaluating validation (and test) after each epoch; at the end
+    the model holds the weights of the best-validation epoch. Returns a dict with the history
+    (train_loss, valid, test per epoch), best_epoch (1-based), valid and test at that epoch and
+    the wall time. on_epoch(epoch, record) is called after each epoch."""
+    classification = is_classification(metric)
+    optimizer = sampan.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
+    history = {"train_loss": [], "valid": [], "test": []}
+    best_valid, best_state, best_epoch = None, None, 0
+    bar = _progress(range(1, epochs + 1), progress, description)
+    start = time.perf_counter()
+    for epoch in bar:
+        loss = train_epoch(model, train_loader, optimizer, classification, max_batches)
+        valid = evaluate(model, valid_loader, metric)
+        test = evaluate(model, test_loader, metric) if test_loader is not None else float("nan")
+        history["train_loss"].append(loss)
+        history["valid"].append(valid)
+        history["test"].append(test)
+        if _better(metric, valid, best_valid):
+            best_valid, best_epoch = valid, epoch
+            best_state = {k: v.clone() for k, v in model.state_dict().items()}
+        if hasattr(bar, "set_postfix"):
+            bar.set_postfix(loss=f"{loss:.4f}", valid=f"{valid:.4f}", best=f"{best_valid if best_valid is not None else float('nan'):.4f}")
+        if on_epoch is not None:
+            on_epoch(epoch, {"train_loss": loss, "valid": valid, "test": test})
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    return {"metric": metric, "history": history, "best_epoch": best_epoch,
+            "valid": history["valid"][best_epoch - 1] if best_epoch else float("nan"),
+            "test": history["test"][best_epoch - 1] if best_epoch else float("nan"),
+            "seconds": time.perf_counter() - start}
+
+
+def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1e-3, metric="roc_auc",
+                   encoder_state=None, progress=False, max_batches=None, keep_best_model=True):
+    """Runs `finetune` once per seed and summarizes test (and validation) at the best-validation
+    epoch as mean and standard deviation (population std, as Hu et al.'s parse script with numpy).
+
+    make_loaders(seed) -> (train_loader, valid_loader, test_loader): the split must not depend on
+    the seed (Hu et al.'s scaffold split does not); the seed shuffles batches.
+    model_config: keyword arguments of GraphModel (num_tasks, featurizer, num_layers, ...).
+    encoder_state: a pretrained encoder's state dict, loaded before training.
+    Returns (summary dict, the model of the seed with the best validation score)."""
+    runs, best_model, best_valid = [], None, None
+    for seed in seeds:
+        sampan.manual_seed(int(seed))
+        model = GraphModel(**model_config)
+        if encoder_state is not None:
+            model.encoder.load_state_dict(encoder_state)
+        train_loader, valid_loader, test_loader = make_loaders(int(seed))
+        result = finetune(model, train_loader, valid_loader, test_loader, epochs, lr, metric=metric,
+                          progress=progress, description=f"seed {seed}", max_batches=max_batches)
+        result["seed"] = int(seed)
+        runs.append(result)
+        if keep_best_model and _better(metric, result["valid"], best_valid):
+            best_valid, best_model = result["valid"], model
+    tests = np.array([r["test"] for r in runs])
+    valids = np.array([r["valid"] for r in runs])
+    summary = {"metric": metric, "seeds": [int(s) for s in seeds], "epochs": epochs, "lr": lr,
+               "test_mean": float(np.mean(tests)), "test_std": float(np.std(tests)),
+               "valid_mean": float(np.mean(valids)), "valid_std": float(np.std(valids)),
+               "runs": runs, "model": {k: (list(v) if isinstance(v, tuple) else v) for k, v in model_config.items()}}
+    return summary, best_model
+
+
+def save_model(model, path, extra=None):
+    """Writes the model (its config and weights) to an HDF5 file through sampan.save (which
+    writes a temp file and renames it)."""
+    payload = {"kind": "sampan.helix.GraphModel", "config": _plain(model.config), "state": model.state_dict()}
+    if extra:
+        payload["extra"] = _plain(extra)
+    sampan.save(payload, str(path))
+
+
+def load_model(path):
+    """The GraphModel saved by save_model."""
+    from .models import model_from_config
+    payload = sampan.load(str(path))
+    if not isinstance(payload, dict) or payload.get("kind") != "sampan.helix.GraphModel":
+        raise ValueError(f"{path}: not a sampan.helix GraphModel file (kind {payload.get('kind') if isinstance(payload, dict) else type(payload).__name__!r})")
+    model = model_from_config(payload["config"])
+    model.load_state_dict(payload["state"])
+    model.eval()
+    return model
+
+
+def _plain(value):
+    """Tuples to lists, NumPy scalars to Python numbers: what sampan.save stores."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return value
+
+
+def _progress(iterable, enabled, description):
+    if not enabled:
+        return iterable
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return iterable
+    return tqdm(iterable, desc=description, leave=False)
