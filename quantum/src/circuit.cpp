@@ -6,6 +6,7 @@
 
 #include "kernels/gates.h"
 #include "sampan/error.h"
+#include "sampan/quantum/channels.h"
 #include "sampan/quantum/state_vector.h"
 
 namespace sampan::quantum {
@@ -223,12 +224,21 @@ static size_t decode_unitary(const std::vector<int64_t>& enc, size_t i, const st
 }
 
 std::vector<Gate> decode_circuit(const std::vector<int64_t>& enc, int64_t n_params, const std::vector<double>& constants,
-                                 int64_t n, const char* who) {
+                                 int64_t n, const char* who, bool allow_channels) {
   const int64_t n_constants = static_cast<int64_t>(constants.size());
   std::vector<Gate> gates;
   size_t i = 0;
   while (i < enc.size()) {
     const std::string where = std::string(who) + ": gate " + std::to_string(gates.size());
+    if (is_channel_opcode(enc[i])) {
+      SAMPAN_CHECK(allow_channels, ValueError, where, " is the noise channel ", channel_info(enc[i]).name,
+                   ": state-vector simulation cannot apply channels; use the density-matrix ops "
+                   "(quantum::density_matrix, quantum::dm_expectation)");
+      Gate g{enc[i], {}, {}};
+      i += decode_channel(enc, i, n_params, constants, n, where, g);
+      gates.push_back(std::move(g));
+      continue;
+    }
     const GateInfo& info = gate_info(enc[i]);
     if (enc[i] == kUnitary) {
       Gate g{enc[i], {}, {}};
@@ -329,6 +339,13 @@ void adjoint_gradient(const double* params, int64_t n_params, const std::vector<
     }
     apply(lam.data(), n, g, r, true);
   }
+}
+
+GateMatrix gate_matrix(const Gate& g, const double* params, const std::vector<double>& constants, int derivative) {
+  SAMPAN_CHECK(!is_channel_opcode(g.op), ValueError, "quantum: ", channel_info(g.op).name,
+               " is a noise channel, not a gate: it has no gate matrix");
+  Resolved r = resolve(g, params, constants, derivative);
+  return GateMatrix{std::move(r.targets), r.cmask, std::move(r.m)};
 }
 
 }  // namespace sampan::quantum

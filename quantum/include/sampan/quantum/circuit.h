@@ -33,6 +33,26 @@ enum Opcode : int64_t {
   kNumOpcodes
 };
 
+// Noise channels (density-matrix simulation only; the state-vector ops refuse them). Opcodes start
+// at 100 so gate opcodes can grow. Parameters are slots as for gates (s >= 0: params[s], s < 0:
+// constants[-s-1]); matrices live in constants as (re, im) pairs, row-major. Superoperators and
+// validation: sampan/quantum/channels.h.
+//   [BIT_FLIP, q, p]  [PHASE_FLIP, q, p]  [BIT_PHASE_FLIP, q, p]  [AMPLITUDE_DAMPING, q, gamma]
+//   [GENERALIZED_AMPLITUDE_DAMPING, q, gamma, p]  [PHASE_DAMPING, q, gamma]  [DEPOLARIZING, q, p]
+//   [PAULI_CHANNEL, q, px, py, pz]  [RESET, q, p0, p1]  [THERMAL_RELAXATION, q, T1, T2, time]
+//   [GENERALIZED_DEPOLARIZING, k, q_1..q_k, p]
+//   [MIXED_UNITARY, k, m, q_1..q_k, offset]: m probabilities then m 2^k x 2^k unitaries at offset
+//   [KRAUS, k, m, q_1..q_k, offset]: m 2^k x 2^k Kraus operators at offset
+//   [CHOI, k, q_1..q_k, offset]: the 4^k x 4^k Choi matrix J = sum_ij |i><j| (x) E(|i><j|) at offset
+// with 1 <= k <= 3 (q_1 is the low bit of the matrices' local index, as for UNITARY).
+enum ChannelOpcode : int64_t {
+  kBitFlip = 100, kPhaseFlip, kBitPhaseFlip, kAmplitudeDamping, kGeneralizedAmplitudeDamping,
+  kPhaseDamping, kDepolarizing, kPauliChannel, kReset, kThermalRelaxation,
+  kGeneralizedDepolarizing, kMixedUnitary, kKraus, kChoi,
+  kEndChannelOpcodes
+};
+inline bool is_channel_opcode(int64_t op) { return op >= kBitFlip && op < kEndChannelOpcodes; }
+
 struct GateInfo {
   const char* name;
   int n_qubits;  // -1: variable (kUnitary)
@@ -47,12 +67,28 @@ struct Gate {
   std::vector<int64_t> slots;    // parameter slots (see the header comment)
   int n_controls = 0;             // kUnitary: qubits[0, n_controls) are controls
   int64_t matrix_offset = -1;     // kUnitary: where its matrix starts in constants
+                                  // (channels: where their probabilities / matrices start)
+  int n_terms = 0;                // kMixedUnitary, kKraus: number of unitaries / Kraus operators
 };
 
 /// Decodes and validates a circuit (opcodes, qubit range and repeats, slots against
 /// n_params (skipped when < 0) and constants, unitarity of matrix gates); errors name the gate index.
+/// Noise channels are accepted only with allow_channels (density-matrix simulation); otherwise a
+/// channel is a ValueError naming it.
 std::vector<Gate> decode_circuit(const std::vector<int64_t>& circuit, int64_t n_params,
-                                 const std::vector<double>& constants, int64_t n_qubits, const char* who);
+                                 const std::vector<double>& constants, int64_t n_qubits, const char* who,
+                                 bool allow_channels = false);
+
+/// A gate as a matrix: `m` (2^k x 2^k row-major, local bit j = targets[j]) acting where every bit
+/// of cmask is set. With derivative = j >= 0, the derivative of the matrix in the gate's j-th
+/// angle (zero outside the controls). Channels have no gate matrix (ValueError).
+struct GateMatrix {
+  std::vector<int> targets;
+  uint64_t cmask = 0;
+  std::vector<complex128> m;
+};
+GateMatrix gate_matrix(const Gate& g, const double* params, const std::vector<double>& constants,
+                       int derivative = -1);
 
 struct PauliTerm {
   uint64_t xmask = 0, zmask = 0;  // X or Y on the bits of xmask; Z or Y on the bits of zmask
