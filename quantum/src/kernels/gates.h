@@ -9,6 +9,11 @@
 // amplitudes whose control bits are all 1. Single-qubit kernels walk the pairs as blocks (outer
 // loop over blocks of 2^(t+1), inner contiguous loop over 2^t) so memory access stays streaming
 // for every target; OpenMP splits the collapsed loop above kParallelAmps amplitudes.
+//
+// Two implementations: the portable templates in namespace `portable` (any T, any CPU; also the
+// reference the SIMD tests compare against) and the AVX2+FMA kernels of gates_avx2.h, chosen at
+// run time per call for complex64/complex128 when the CPU has them (n >= 3). The functions of
+// this namespace dispatch; callers use them.
 #pragma once
 
 #include <algorithm>
@@ -16,9 +21,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/gates_avx2.h"
+#include "kernels/index_runs.h"
+
 namespace sampan::quantum::kernels {
 
-constexpr uint64_t kParallelAmps = uint64_t(1) << 14;
+namespace portable {
 
 // Calls f(i0, i1) for every pair of indices differing in bit t (i0 has the bit clear) whose
 // control bits are set. Block structure: no per-amplitude bit insertion.
@@ -147,6 +155,90 @@ void apply_kq(std::complex<T>* a, int n, const std::vector<int>& qubits, const s
       a[base | off[r]] = acc;
     }
   });
+}
+
+}  // namespace portable
+
+// True when the AVX2 kernels take a call on 2^n amplitudes.
+inline bool use_avx2(int n) { return n >= 3 && avx2::available(); }
+
+/// Dense 2x2 matrix m (row-major) on target t, where the control bits of cmask are 1.
+template <class T>
+void apply_1q(std::complex<T>* a, int n, int t, const std::complex<T>* m, uint64_t cmask = 0) {
+  if (use_avx2(n)) avx2::dense_1q(a, n, t, m, cmask);
+  else portable::apply_1q(a, n, t, m, cmask);
+}
+
+/// diag(d0, d1) on target t.
+template <class T>
+void apply_diag_1q(std::complex<T>* a, int n, int t, std::complex<T> d0, std::complex<T> d1, uint64_t cmask = 0) {
+  if (use_avx2(n)) avx2::diag_1q(a, n, t, d0, d1, cmask);
+  else portable::apply_diag_1q(a, n, t, d0, d1, cmask);
+}
+
+/// diag(1, p) (Z: p = -1, S: p = i, T: p = e^{i pi/4}); with controls CZ / CP. The AVX2 kernel
+/// touches only the amplitudes with the target bit set.
+template <class T>
+void apply_phase(std::complex<T>* a, int n, int t, std::complex<T> p, uint64_t cmask = 0) {
+  if (use_avx2(n)) avx2::diag_1q(a, n, t, std::complex<T>(1), p, cmask);
+  else portable::apply_phase(a, n, t, p, cmask);
+}
+
+/// Pauli X (with controls: CNOT, Toffoli ...).
+template <class T>
+void apply_x(std::complex<T>* a, int n, int t, uint64_t cmask = 0) {
+  if (use_avx2(n)) {
+    const std::complex<T> m[4] = {T(0), T(1), T(1), T(0)};
+    avx2::dense_1q(a, n, t, m, cmask);
+  } else {
+    portable::apply_x(a, n, t, cmask);
+  }
+}
+
+/// Pauli Z.
+template <class T>
+void apply_z(std::complex<T>* a, int n, int t, uint64_t cmask = 0) {
+  apply_phase(a, n, t, std::complex<T>(-1), cmask);
+}
+
+/// Hadamard.
+template <class T>
+void apply_h(std::complex<T>* a, int n, int t, uint64_t cmask = 0) {
+  if (use_avx2(n)) {
+    const T r = static_cast<T>(0.70710678118654752440);
+    const std::complex<T> m[4] = {r, r, r, -r};
+    avx2::dense_1q(a, n, t, m, cmask);
+  } else {
+    portable::apply_h(a, n, t, cmask);
+  }
+}
+
+/// Dense 4x4 matrix on (q0, q1): local index bit(q0) + 2 bit(q1).
+template <class T>
+void apply_2q(std::complex<T>* a, int n, int q0, int q1, const std::complex<T>* m, uint64_t cmask = 0) {
+  if (use_avx2(n)) avx2::dense_2q(a, n, q0, q1, m, cmask);
+  else portable::apply_2q(a, n, q0, q1, m, cmask);
+}
+
+/// SWAP of qubits q0 and q1 (q0 != q1), as a 4x4 permutation on the AVX2 path (streams memory).
+template <class T>
+void apply_swap(std::complex<T>* a, int n, int q0, int q1, uint64_t cmask = 0) {
+  if (use_avx2(n)) {
+    const std::complex<T> m[16] = {T(1), T(0), T(0), T(0), T(0), T(0), T(1), T(0),
+                                   T(0), T(1), T(0), T(0), T(0), T(0), T(0), T(1)};
+    avx2::dense_2q(a, n, q0, q1, m, cmask);
+  } else {
+    portable::apply_swap(a, n, q0, q1, cmask);
+  }
+}
+
+/// Dense 2^k x 2^k matrix on `qubits` (local bit j is qubits[j]); k <= 10.
+template <class T>
+void apply_kq(std::complex<T>* a, int n, const std::vector<int>& qubits, const std::complex<T>* m,
+              uint64_t cmask = 0) {
+  if (qubits.size() == 1) apply_1q(a, n, qubits[0], m, cmask);
+  else if (qubits.size() == 2) apply_2q(a, n, qubits[0], qubits[1], m, cmask);
+  else portable::apply_kq(a, n, qubits, m, cmask);
 }
 
 /// sum over controlled pairs of conj(lam) . (m phi) restricted to target t: <lam| C(m) |phi>

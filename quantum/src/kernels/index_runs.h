@@ -1,0 +1,118 @@
+// sampan quantum: enumeration of the amplitude indices a gate touches, as contiguous runs.
+//
+// A gate with target bit(s) forced to 0 (the "i0" of each pair) and control bits forced to 1
+// touches the indices x with (x & zero_mask) == 0 and (x & one_mask) == one_mask. Below the
+// lowest forced bit L those indices are contiguous, so they come in runs of 2^L: the kernels
+// stream each run with vector loads (every target qubit then reads memory sequentially, the cure
+// for the mid-target penalty described in shared/reference/quantum.md section 4.2). Between runs
+// the next start is found with a masked increment (set the non-free bits, add one, clear them
+// again): constant cost whatever the number of controls. OpenMP threads take contiguous ranges of
+// runs (split into units of at most kRunUnit amplitudes so that a single long run still
+// parallelises) above kParallelAmps amplitudes.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace sampan::quantum::kernels {
+
+constexpr uint64_t kParallelAmps = uint64_t(1) << 14;
+constexpr uint64_t kRunUnit = uint64_t(1) << 12;
+
+// The g-th value (in increasing order) whose set bits lie in `mask` (a software PDEP). Static:
+// gates_avx2.cpp compiles this header with AVX2 enabled, and that copy must never be the one
+// another translation unit links to.
+static inline uint64_t deposit_bits(uint64_t g, uint64_t mask) {
+  uint64_t r = 0;
+  while (mask && g) {
+    const uint64_t low = mask & (~mask + 1);
+    if (g & 1) r |= low;
+    g >>= 1;
+    mask ^= low;
+  }
+  return r;
+}
+
+// Inserts a 0 bit at each position of pos[0..K) (sorted ascending) into x.
+template <int K>
+inline uint64_t insert_zero_bits(uint64_t x, const int* pos) {
+  for (int j = 0; j < K; ++j) x = ((x >> pos[j]) << (pos[j] + 1)) | (x & ((uint64_t(1) << pos[j]) - 1));
+  return x;
+}
+
+template <class Range>
+inline void split_over_threads(int n, uint64_t total, Range&& range) {
+#ifdef _OPENMP
+  if ((n >= 64 || (uint64_t(1) << n) >= kParallelAmps) && total > 1 && omp_get_max_threads() > 1 && !omp_in_parallel()) {
+#pragma omp parallel
+    {
+      const uint64_t nt = static_cast<uint64_t>(omp_get_num_threads()), id = static_cast<uint64_t>(omp_get_thread_num());
+      const uint64_t per = total / nt, extra = total % nt;
+      const uint64_t u0 = id * per + (id < extra ? id : extra);
+      range(u0, u0 + per + (id < extra ? 1 : 0));
+    }
+    return;
+  }
+#endif
+  range(uint64_t(0), total);
+}
+
+// Calls body(i) for every i in [0, 2^n) with (i & zero_mask) == 0, (i & one_mask) == one_mask
+// and i a multiple of 2^step_bits (one vector register of amplitudes per call). zero_mask and
+// one_mask are disjoint, below bit n, and have no bit below step_bits. Long runs (lowest forced
+// bit >= step_bits + 3) are walked as contiguous runs; short runs with at most three forced bits
+// are walked flat (the index of the k-th register by bit insertion), which avoids a loop
+// set-up per run of one or two registers.
+template <class Body>
+inline void for_each_register(int n, uint64_t zero_mask, uint64_t one_mask, int step_bits, Body&& body) {
+  const uint64_t all = (n >= 64) ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
+  const uint64_t fixed = zero_mask | one_mask;
+  const uint64_t step = uint64_t(1) << step_bits;
+  int low_fixed = fixed ? __builtin_ctzll(fixed) : n;
+  if (low_fixed > n) low_fixed = n;
+  const int n_fixed = __builtin_popcountll(fixed);
+  if (low_fixed < step_bits + 3 && n_fixed <= 3) {
+    int pos[3] = {0, 0, 0};
+    uint64_t f = fixed;
+    for (int j = 0; j < n_fixed; ++j) {
+      pos[j] = __builtin_ctzll(f);
+      f &= f - 1;
+    }
+    const uint64_t total = uint64_t(1) << (n - n_fixed - step_bits);
+    auto flat = [&](auto k_const, uint64_t u0, uint64_t u1) {
+      constexpr int K = decltype(k_const)::value;
+      for (uint64_t u = u0; u < u1; ++u) body(insert_zero_bits<K>(u << step_bits, pos) | one_mask);
+    };
+    split_over_threads(n, total, [&](uint64_t u0, uint64_t u1) {
+      if (n_fixed == 0) flat(std::integral_constant<int, 0>(), u0, u1);
+      else if (n_fixed == 1) flat(std::integral_constant<int, 1>(), u0, u1);
+      else if (n_fixed == 2) flat(std::integral_constant<int, 2>(), u0, u1);
+      else flat(std::integral_constant<int, 3>(), u0, u1);
+    });
+    return;
+  }
+  const uint64_t run = uint64_t(1) << low_fixed;
+  const uint64_t free_hi = all & ~fixed & ~(run - 1);
+  const uint64_t groups = uint64_t(1) << __builtin_popcountll(free_hi);
+  const uint64_t unit = run < kRunUnit ? run : kRunUnit;
+  const uint64_t units_per_group = run / unit;
+  split_over_threads(n, groups * units_per_group, [&](uint64_t u0, uint64_t u1) {
+    if (u0 >= u1) return;
+    uint64_t j = u0 % units_per_group;
+    uint64_t base = deposit_bits(u0 / units_per_group, free_hi) | one_mask;
+    for (uint64_t u = u0; u < u1; ++u) {
+      const uint64_t start = base + j * unit;
+      for (uint64_t i = start; i < start + unit; i += step) body(i);
+      if (++j == units_per_group) {
+        j = 0;
+        base = (((base | ~free_hi) + 1) & free_hi) | one_mask;
+      }
+    }
+  });
+}
+
+}  // namespace sampan::quantum::kernels
