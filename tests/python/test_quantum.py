@@ -304,6 +304,26 @@ def test_circuit_text_depth_and_counts():
     assert c.depth == 3 and len(c) == 6
 
 
+def test_circuit_diagram_exact_text():
+    # Columns worked out by hand: H | CNOT(0->2) spanning q1 | RY on q0 and RZ on q1 share a
+    # column (disjoint qubits) | CP(1->2). Each column is as wide as its widest label, centred,
+    # joined by '-'.
+    c = Circuit(3)
+    c.h(0).cnot(0, 2).rz(0.1, 1).ry(0.25, 0).cp(0.5, 1, 2)
+    expected = ("q0: -H-*-RY(0.25)---------\n"
+                "q1: ---|-RZ(0.10)----*----\n"
+                "q2: ---X----------P(0.50)-")
+    assert c.diagram() == expected and str(c) == expected
+    assert c.diagram(decimals=1).splitlines()[0] == "q0: -H-*-RY(0.2)--------"  # 0.25 rounds to 0.2 (half even)
+    # Trainable angles show their current values; SWAP ends are 'x'; U3 lists three angles.
+    d = Circuit(2, seed=0).ry(None, 0).swap(0, 1).u3(0.1, 0.2, -0.3, 1)
+    with sp.no_grad():
+        d.parameters.fill_(1.5708)
+    assert d.diagram() == ("q0: -RY(1.57)-x-" + "-" * 19 + "-\n"
+                           "q1: ----------x-U3(0.10,0.20,-0.30)-")
+    assert Circuit(2).diagram() == "q0: -\nq1: -"
+
+
 def test_errors():
     c = Circuit(2)
     with pytest.raises(IndexError, match="qubit 2 is out of range for 2 qubits"):

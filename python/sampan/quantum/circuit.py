@@ -465,28 +465,49 @@ class Circuit:
                 level[q] = d
         return max(level, default=0)
 
-    def __str__(self):
-        """One line per qubit (qubit 0 on top), one column per gate; '*' marks a control."""
-        rows = [f"q{q}: " for q in range(self.n_qubits)]
-        width = max(len(r) for r in rows)
-        rows = [r.ljust(width) for r in rows]
+    # Diagram labels: controls per controlled gate, and the label of the target row(s).
+    _CONTROLS = {"cnot": 1, "cy": 1, "cz": 1, "cp": 1, "crx": 1, "cry": 1, "crz": 1, "ccx": 2, "cu": 1, "cswap": 1}
+    _TARGET_LABEL = {"cnot": "X", "ccx": "X", "cy": "Y", "cz": "Z", "cp": "P", "crx": "RX", "cry": "RY",
+                     "crz": "RZ", "cu": "U3", "cswap": "x", "swap": "x", "unitary": "U"}
+
+    def _cells(self, name, qubits, refs, value, decimals):
+        """{qubit: label} of one gate for the diagram."""
+        n_ctrl = refs[0][1] if name == "unitary" else self._CONTROLS.get(name, 0)
+        label = self._TARGET_LABEL.get(name, name.upper())
+        if name != "unitary" and refs:
+            label += "(" + ",".join(f"{value(r):.{decimals}f}" for r in refs) + ")"
+        return {q: ("*" if i < n_ctrl else label) for i, q in enumerate(qubits)}
+
+    def diagram(self, decimals=2):
+        """Text drawing: one row per qubit (qubit 0 on top), gates packed into depth-ordered columns
+        (a gate goes in the first column after every earlier gate on the qubits it spans, so
+        columns follow the circuit's order). '*' marks a control, 'x' the two ends of a SWAP, '|'
+        the vertical line of a multi-qubit gate crossing a qubit it does not act on; angles are the
+        current values rounded to `decimals`, e.g. RY(0.79). Columns are joined by '-'."""
+        value = self._angle_values()
+        level = [0] * self.n_qubits      # first free column per qubit
+        columns = []                     # per column: {qubit: cell text}
         for name, qubits, refs in self._gates:
-            n_ctrl = {"cnot": 1, "cy": 1, "cz": 1, "cp": 1, "crx": 1, "cry": 1, "crz": 1, "ccx": 2,
-                      "cu": 1, "cswap": 1}.get(name, 0)
-            if name == "unitary":
-                n_ctrl = refs[0][1]
-            label = name.upper() if n_ctrl == 0 else name[n_ctrl:].upper() or "X"
-            if name == "cnot":
-                label = "X"
-            elif name == "unitary":
-                label = "U"
-            cells = {q: ("*" if i < n_ctrl else label) for i, q in enumerate(qubits)}
-            w = max(len(c) for c in cells.values())
+            cells = self._cells(name, qubits, refs, value, decimals)
             lo, hi = min(qubits), max(qubits)
+            col = max(level[lo:hi + 1])
+            if col == len(columns):
+                columns.append({})
+            for q in range(lo, hi + 1):
+                columns[col][q] = cells.get(q, "|")
+                level[q] = col + 1
+        prefix = [f"q{q}: " for q in range(self.n_qubits)]
+        width = max(len(p) for p in prefix)
+        rows = [p.ljust(width) for p in prefix]
+        for column in columns:
+            w = max(len(c) for c in column.values())
             for q in range(self.n_qubits):
-                fill = "|" if lo < q < hi and q not in cells else "-"
-                rows[q] += "-" + cells.get(q, fill).center(w, "-") + "-"
-        return "\n".join(rows)
+                rows[q] += "-" + column.get(q, "-").center(w, "-")
+        return "\n".join(r + "-" for r in rows)
+
+    def __str__(self):
+        """The text diagram (see diagram)."""
+        return self.diagram()
 
     def __repr__(self):
         return f"Circuit(n_qubits={self.n_qubits}, gates={len(self)}, depth={self.depth})"
