@@ -1,0 +1,296 @@
+"""Pretraining GNN encoders (Hu et al. 2020, "Strategies for Pre-training Graph Neural Networks";
+protocol in shared/reference/helix.md section 1.4):
+
+- attribute masking: per molecule int(0.15 n + 1) atoms (at least one) get every atom feature
+  replaced by its table's mask row; a Linear(d, n_atom_types) head predicts the masked atoms'
+  types from the encoder's node embeddings (cross entropy);
+- context prediction: per molecule a random center atom; the substructure is its K-hop
+  neighbourhood (K = the encoder's layers) and the context the atoms r1 < distance <= r2 from it
+  (r1 = K - 1, r2 = r1 + 3); a separate context GNN of r2 - r1 layers embeds the context, whose
+  anchor atoms (in both: r1 < distance <= K) are mean-pooled ("cbow"). The score is the dot product
+  of the substructure's center embedding with the context embedding; negatives pair each
+  substructure with another molecule's context (the batch cycled by one, neg_samples = 1); the
+  loss is BCE(pos, 1) + neg_samples * BCE(neg, 0). Molecules without any context atom are left out;
+- supervised multi-task pretraining: graph-level masked BCE over many assays (Hu et al. use
+  ChEMBL; any labelled multi-task set works), after a node-level task.
+
+Encoders are saved with their config and provenance in HDF5 (sampan.save) and loaded back into
+GNNEncoder or into a GraphModel's encoder before fine-tuning.
+"""
+import time
+
+import numpy as np
+
+import sampan
+from sampan import nn
+from sampan.nn import functional as F
+from .finetune import _plain, _progress, masked_loss
+from .models import GNNEncoder, GraphPool
+
+ENCODER_KIND = "sampan.helix.GNNEncoder"
+
+
+class _Sub:
+    """A batch-shaped container (the fields GraphModel and the encoders read)."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+
+# ---- attribute masking ---------------------------------------------------------------------
+
+def mask_atoms(batch, atom_dims, rate=0.15, rng=None):
+    """(masked x, masked atom indices, their true atom types) for Hu et al.'s attribute masking:
+    int(rate * n + 1) distinct atoms per molecule of n atoms, every feature set to its mask row
+    (= the vocabulary size of that column)."""
+    rng = rng if rng is not None else np.random.default_rng()
+    x = batch.x.numpy()
+    graph_of = batch.batch.numpy()
+    order = np.argsort(graph_of, kind="stable")
+    counts = np.bincount(graph_of, minlength=batch.num_graphs)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    chosen = []
+    for g in range(batch.num_graphs):
+        n = int(counts[g])
+        if n == 0:
+            continue
+        k = min(n, int(rate * n + 1))
+        chosen.append(order[starts[g] + rng.choice(n, k, replace=False)])
+    masked = np.sort(np.concatenate(chosen)) if chosen else np.zeros(0, np.int64)
+    targets = x[masked, 0].copy()
+    x_masked = x.copy()
+    x_masked[masked, :] = np.asarray(atom_dims, np.int64)
+    return sampan.tensor(x_masked), sampan.tensor(masked.astype(np.int64)), sampan.tensor(targets.astype(np.int64))
+
+
+class AttributeMasking(nn.Module):
+    """Encoder + Linear(d, atom types) head; forward(batch) returns (loss, accuracy) on the
+    masked atoms."""
+
+    def __init__(self, encoder, rate=0.15, seed=0):
+        super().__init__()
+        if encoder.jk == "concat":
+            raise ValueError("attribute masking predicts from node embeddings of width emb_dim: use jk other than 'concat'")
+        self.encoder = encoder
+        self.head = nn.Linear(encoder.out_dim, encoder.atom_dims[0])
+        self.rate = rate
+        self.rng = np.random.default_rng(seed)
+
+    def forward(self, batch):
+        x, masked, targets = mask_atoms(batch, self.encoder.atom_dims, self.rate, self.rng)
+        h = self.encoder(x, batch.edge_index, batch.edge_attr)
+        logits = self.head(sampan.index_select(h, 0, masked))
+        loss = F.cross_entropy(logits, targets)
+        accuracy = float((logits.detach().numpy().argmax(1) == targets.numpy()).mean())
+        return loss, accuracy
+
+
+# ---- context prediction --------------------------------------------------------------------
+
+def hop_distances(num_nodes, edge_index, sources):
+    """Breadth-first distances (in bonds) from each atom of `sources` over the whole batch graph:
+    returns int array [len(sources), num_nodes], -1 where unreachable (another molecule)."""
+    src, dst = edge_index
+    order = np.argsort(src, kind="stable")
+    neighbors = dst[order]
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(src, minlength=num_nodes))])
+    out = np.full((len(sources), num_nodes), -1, np.int64)
+    for row, s in enumerate(sources):
+        dist = out[row]
+        dist[s] = 0
+        frontier, d = np.array([s]), 0
+        while frontier.size:
+            d += 1
+            nxt = np.concatenate([neighbors[offsets[v]:offsets[v + 1]] for v in frontier])
+            nxt = np.unique(nxt[dist[nxt] < 0])
+            dist[nxt] = d
+            frontier = nxt
+    return out
+
+
+def induced_subgraph(x, edge_index, edge_attr, keep):
+    """The subgraph on the atoms where `keep` is True: (x, edge_index, edge_attr, old->new index
+    with -1 for dropped atoms); an edge stays when both its ends stay."""
+    new_index = np.full(len(keep), -1, np.int64)
+    new_index[keep] = np.arange(int(keep.sum()))
+    edges = keep[edge_index[0]] & keep[edge_index[1]]
+    return x[keep], new_index[edge_index[:, edges]], edge_attr[edges], new_index
+
+
+def context_pairs(batch, k, r1, r2, rng):
+    """Substructure and context graphs of one random center per molecule (see module docstring).
+    Returns (substructure batch, center indices in it, context batch, anchor atom indices in the
+    context batch and the molecule (0..M-1) of each anchor), over the M molecules that have a
+    context; None if none has."""
+    x, edge_index, edge_attr = batch.x.numpy(), batch.edge_index.numpy(), batch.edge_attr.numpy()
+    graph_of = batch.batch.numpy()
+    centers = []
+    for g in range(batch.num_graphs):
+        atoms = np.flatnonzero(graph_of == g)
+        if atoms.size:
+            centers.append(int(rng.choice(atoms)))
+    dist = hop_distances(len(x), edge_index, centers)
+    has_context = ((dist > r1) & (dist <= r2)).any(1)
+    if not has_context.any():
+        return None
+    dist = dist[has_context]
+    centers = np.asarray(centers)[has_context]
+    molecule = np.full(len(x), -1, np.int64)  # atom -> index among the kept molecules
+    for m, row in enumerate(dist):
+        molecule[row >= 0] = m
+    # Each atom belongs to one molecule, so per atom the distance from its own center:
+    own = np.full(len(x), -1, np.int64)
+    rows = molecule >= 0
+    own[rows] = dist[molecule[rows], np.flatnonzero(rows)]
+    substructure = (own >= 0) & (own <= k)
+    context = (own > r1) & (own <= r2)
+    sx, se, sa, s_index = induced_subgraph(x, edge_index, edge_attr, substructure)
+    cx, ce, ca, c_index = induced_subgraph(x, edge_index, edge_attr, context)
+    anchors = context & (own <= k)
+    sub = _Sub(x=sampan.tensor(sx), edge_index=sampan.tensor(se), edge_attr=sampan.tensor(sa))
+    ctx = _Sub(x=sampan.tensor(cx), edge_index=sampan.tensor(ce), edge_attr=sampan.tensor(ca))
+    anchor_atoms = np.flatnonzero(anchors)
+    return (sub, sampan.tensor(s_index[centers]), ctx, sampan.tensor(c_index[anchor_atoms]),
+            sampan.tensor(molecule[anchor_atoms]), len(centers))
+
+
+class ContextPrediction(nn.Module):
+    """Encoder (on substructures) + a context GNN of r2 - r1 layers; forward(batch) returns
+    (loss, accuracy of the sign of the scores on positives and negatives)."""
+
+    def __init__(self, encoder, context_size=3, neg_samples=1, seed=0):
+        super().__init__()
+        self.encoder = encoder
+        self.k = encoder.num_layers
+        self.r1 = self.k - 1
+        self.r2 = self.r1 + context_size
+        c = encoder.config
+        featurizer = c["featurizer"] if isinstance(c["featurizer"], str) else (tuple(c["featurizer"][0]), tuple(c["featurizer"][1]))
+        self.context_encoder = GNNEncoder(featurizer, self.r2 - self.r1, c["emb_dim"], c["conv"], "last", c["dropout"],
+                                          c.get("gat_heads", 2))
+        self.neg_samples = neg_samples
+        self.rng = np.random.default_rng(seed)
+
+    def forward(self, batch):
+        pairs = context_pairs(batch, self.k, self.r1, self.r2, self.rng)
+        if pairs is None:
+            return None, float("nan")
+        sub, centers, ctx, anchors, anchor_molecule, m = pairs
+        center_emb = sampan.index_select(self.encoder(sub.x, sub.edge_index, sub.edge_attr), 0, centers)
+        context_nodes = self.context_encoder(ctx.x, ctx.edge_index, ctx.edge_attr)
+        context_emb = sampan.segment_mean(sampan.index_select(context_nodes, 0, anchors), anchor_molecule, m)
+        positive = (center_emb * context_emb).sum([1])
+        loss = F.binary_cross_entropy_with_logits(positive, sampan.ones_like(positive))
+        correct = float((positive.detach().numpy() > 0).sum())
+        for shift in range(1, self.neg_samples + 1):
+            # Another molecule's context: the batch cycled by `shift` (Hu et al.'s negative sampling).
+            order = sampan.tensor((np.arange(m) + shift) % m)
+            negative = (center_emb * sampan.index_select(context_emb, 0, order)).sum([1])
+            loss = loss + F.binary_cross_entropy_with_logits(negative, sampan.zeros_like(negative))
+            correct += float((negative.detach().numpy() < 0).sum())
+        return loss, correct / (m * (1 + self.neg_samples))
+
+
+# ---- drivers -------------------------------------------------------------------------------
+
+def pretrain(task_model, loader, epochs=1, lr=1e-3, progress=False, max_batches=None, on_epoch=None):
+    """Trains a self-supervised task model (AttributeMasking or ContextPrediction) with Adam;
+    returns the history of mean loss and accuracy per epoch and the wall time."""
+    optimizer = sampan.optim.Adam(task_model.parameters(), lr=lr)
+    history = {"loss": [], "accuracy": []}
+    start, molecules = time.perf_counter(), 0
+    for epoch in _progress(range(1, epochs + 1), progress, type(task_model).__name__):
+        task_model.train()
+        losses, accuracies = [], []
+        for b, batch in enumerate(loader):
+            if max_batches is not None and b >= max_batches:
+                break
+            if batch.x.shape[0] < 2:
+                continue
+            optimizer.zero_grad()
+            loss, accuracy = task_model(batch)
+            if loss is None:
+                continue
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+            accuracies.append(accuracy)
+            molecules += batch.num_graphs
+        history["loss"].append(float(np.mean(losses)) if losses else float("nan"))
+        history["accuracy"].append(float(np.mean(accuracies)) if accuracies else float("nan"))
+        if on_epoch is not None:
+            on_epoch(epoch, {"loss": history["loss"][-1], "accuracy": history["accuracy"][-1]})
+    seconds = time.perf_counter() - start
+    return {"history": history, "seconds": seconds, "molecules_per_second": molecules / max(seconds, 1e-9)}
+
+
+class _SupervisedModel(nn.Module):
+    def __init__(self, encoder, num_tasks, pool):
+        super().__init__()
+        self.encoder = encoder
+        self.pool = GraphPool(pool, encoder.out_dim)
+        self.head = nn.Linear(encoder.out_dim, num_tasks)
+
+    def forward(self, batch):
+        h = self.encoder(batch.x, batch.edge_index, batch.edge_attr)
+        return self.head(self.pool(h, batch.batch, batch.num_graphs))
+
+
+def pretrain_supervised(encoder, num_tasks, loader, epochs=1, lr=1e-3, pool="mean", progress=False, max_batches=None):
+    """Graph-level multi-task pretraining (masked BCE over the present labels) of `encoder` under
+    a linear head; the encoder is trained in place. Returns the loss history."""
+    model = _SupervisedModel(encoder, num_tasks, pool)
+    optimizer = sampan.optim.Adam(model.parameters(), lr=lr)
+    history = {"loss": []}
+    for _ in _progress(range(epochs), progress, "supervised"):
+        model.train()
+        losses = []
+        for b, batch in enumerate(loader):
+            if max_batches is not None and b >= max_batches:
+                break
+            if batch.x.shape[0] < 2:
+                continue
+            optimizer.zero_grad()
+            loss = masked_loss(model(batch), batch, True)
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        history["loss"].append(float(np.mean(losses)) if losses else float("nan"))
+    return {"history": history}
+
+
+def save_encoder(encoder, path, provenance=None):
+    """Writes the encoder's config, weights and provenance (task, data, epochs ...) to HDF5."""
+    sampan.save({"kind": ENCODER_KIND, "config": _plain(encoder.config), "state": encoder.state_dict(),
+                 "provenance": _plain(provenance or {})}, str(path))
+
+
+def load_encoder_payload(path):
+    payload = sampan.load(str(path))
+    if not isinstance(payload, dict) or payload.get("kind") != ENCODER_KIND:
+        raise ValueError(f"{path}: not a sampan.helix pretrained encoder (expected kind {ENCODER_KIND!r})")
+    return payload
+
+
+def load_encoder(path):
+    """The GNNEncoder saved by save_encoder (in eval mode) and its provenance."""
+    payload = load_encoder_payload(path)
+    c = payload["config"]
+    featurizer = c["featurizer"] if isinstance(c["featurizer"], str) else (tuple(c["featurizer"][0]), tuple(c["featurizer"][1]))
+    encoder = GNNEncoder(featurizer, c["num_layers"], c["emb_dim"], c["conv"], c["jk"], c["dropout"], c.get("gat_heads", 2))
+    encoder.load_state_dict(payload["state"])
+    encoder.eval()
+    return encoder, payload.get("provenance", {})
+
+
+def check_encoder_fits(payload, model_config, path):
+    """Raises a ValueError naming the field when a saved encoder cannot go into a GraphModel built
+    from model_config (different featurizer, width, depth or layer type)."""
+    saved = payload["config"]
+    for field in ("featurizer", "num_layers", "emb_dim", "conv", "jk"):
+        want = model_config.get(field)
+        got = saved.get(field)
+        if isinstance(want, tuple):
+            want = _plain(want)
+        if want is not None and want != got:
+            raise ValueError(f"{path}: the pretrained encoder has {field}={got!r} but the model asks {field}={want!r}")
