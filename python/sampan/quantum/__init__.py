@@ -12,9 +12,14 @@ bit), so ``circuit.state()[i]`` is the amplitude of |q_{n-1} ... q_1 q_0> with i
     e.backward(); c.parameters.grad
 
 The simulation runs in the C++ ops ``sp.ops.quantum.expectation`` / ``statevector``.
+
+Submodules in pure Python over sp tensors (differentiable): ``states`` (Bell, GHZ, W, Werner,
+S/R-states, Bell-diagonal, seeded random states and Haar unitaries), ``info`` (partial trace and
+transpose, fidelity, trace distance, entropies, negativity, PPT, Schmidt decomposition).
 """
 from .circuit import Circuit, OPCODES
 from .hamiltonian import Hamiltonian
 from . import chemistry, qml  # VQE (H2), QAOA (MaxCut), quantum kernels
+from . import info, states
 
-__all__ = ["Circuit", "Hamiltonian", "OPCODES", "chemistry", "qml"]
+__all__ = ["Circuit", "Hamiltonian", "OPCODES", "chemistry", "info", "qml", "states"]
