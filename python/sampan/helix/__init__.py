@@ -1,3 +1,10 @@
-"""sampan.helix: molecular representation learning (ChemRL-style): GNN models, pretraining,
-fine-tuning and metrics."""
+"""sampan.helix: molecular representation learning (ChemRL-style): RDKit featurization, datasets
+and batching, scaffold splits, drawing, GNN models, pretraining, fine-tuning and metrics.
+
+The featurization, readers, splits and drawing are C++ over RDKit; without RDKit they raise a
+RuntimeError saying so (``sampan.helix.native_available()`` tells), while models and metrics work.
+"""
 from . import metrics, models
+from ._native import available as native_available
+from .data import DataLoader, GraphBatch, MoleculeDataset, load_dataset, read_dataset
+from .featurize import FEATURIZERS, feature_sizes, featurize, featurizer_spec, smiles2graph
