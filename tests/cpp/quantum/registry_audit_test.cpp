@@ -3,6 +3,7 @@
 // differentiable, so check_op verifies that a second derivative raises).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 
 #include "sampan/ops.h"
@@ -30,6 +31,39 @@ Values sample(bool with_hamiltonian) {
   }
   return v;
 }
+// 3 qubits, gates and every channel kind; channel parameters read from params (slots 3 to 7) so
+// check_op differentiates them too (values inside their domains, away from the edges).
+Values noisy_sample(int extra) {
+  const double k0 = std::sqrt(0.8), k1 = std::sqrt(0.2);
+  const FloatList constants = {0.4, 0.1, 0.05, 2.0, 1.5, 0.1, 0.2,                      // 0..6
+                               1, 0, 0, 0, 0, 0, k0, 0, 0, 0, k1, 0, 0, 0, 0, 0,          // 7..22 Kraus (AD 0.2)
+                               0.7, 0.3, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 0, 0};  // 23..40 mixed unitary I, X
+  // Choi of the phase flip with p = 0.25 at 41: J = (1 - p) |I>><<I| + p |Z>><<Z|, |I>> = e00 + e11.
+  FloatList c = constants;
+  const double p = 0.25;
+  double J[4][4] = {{1, 0, 0, 1 - 2 * p}, {0, 0, 0, 0}, {0, 0, 0, 0}, {1 - 2 * p, 0, 0, 1}};
+  for (auto& row : J)
+    for (double x : row) { c.push_back(x); c.push_back(0); }
+  IntList circ = {kH, 0, kRX, 1, 0, kCNOT, 0, 2, kBitFlip, 1, 3, kRY, 2, 1, kAmplitudeDamping, 0, 4,
+                  kCRZ, 0, 2, 2, kDepolarizing, 2, 5, kRZZ, 0, 1, 0, kGeneralizedAmplitudeDamping, 1, 6, -1,
+                  kPauliChannel, 0, -2, -3, 3, kThermalRelaxation, 2, -4, -5, 7, kU3, 1, 2, 0, 1,
+                  kPhaseDamping, 1, 4, kReset, 0, -6, -7, kGeneralizedDepolarizing, 2, 0, 2, 5,
+                  kPhaseFlip, 0, 3, kBitPhaseFlip, 2, 5, kCRY, 1, 0, 1, kKraus, 1, 2, 1, 7,
+                  kMixedUnitary, 1, 2, 2, 23, kChoi, 1, 0, 41, kRYY, 1, 2, 2};
+  Values v = {from_vector({0.3, -0.7, 1.1, 0.2, 0.3, 0.15, 0.6, 0.5}, {8}), circ, c, int64_t(3)};
+  if (extra == 1) {  // a Hamiltonian
+    v.emplace_back(IntList{3, 3, 0, 1, 0, 2, 2, 1, 3});
+    v.emplace_back(FloatList{0.7, -0.4, 1.2});
+  } else if (extra == 2) {  // a cotangent for the vjp op
+    std::vector<double> re(64), im(64);
+    for (size_t i = 0; i < 64; ++i) {
+      re[i] = std::sin(0.7 * static_cast<double>(i) + 0.3);
+      im[i] = std::cos(1.3 * static_cast<double>(i));
+    }
+    v.insert(v.begin() + 1, complex(from_vector(re, {8, 8}), from_vector(im, {8, 8})));
+  }
+  return v;
+}
 }  // namespace
 
 TEST(QuantumRegistryAudit, EveryQuantumOpHasSamplesAndPassesCheckOp) {
@@ -38,6 +72,10 @@ TEST(QuantumRegistryAudit, EveryQuantumOpHasSamplesAndPassesCheckOp) {
       {"quantum::expectation", sample(true)},
       {"quantum::expectation_grad", sample(true)},
       {"quantum::statevector", sample(false)},
+      {"quantum::density_matrix", noisy_sample(0)},
+      {"quantum::density_matrix_vjp", noisy_sample(2)},
+      {"quantum::dm_expectation", noisy_sample(1)},
+      {"quantum::dm_expectation_grad", noisy_sample(1)},
   };
   int checked = 0;
   for (const auto& name : registered_ops()) {
@@ -56,5 +94,5 @@ TEST(QuantumRegistryAudit, EveryQuantumOpHasSamplesAndPassesCheckOp) {
       EXPECT_NE(r.summary().find("a second derivative raised as declared"), std::string::npos) << r.summary();
     ++checked;
   }
-  EXPECT_EQ(checked, 3);
+  EXPECT_EQ(checked, 7);
 }
