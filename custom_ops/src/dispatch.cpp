@@ -354,8 +354,10 @@ std::vector<Tensor> OpNode::apply(std::vector<Tensor>&& grad_outputs) {
   if (op_->once_differentiable && create_graph) {
     auto err = std::make_shared<OnceDifferentiableError>(op_->name, grads.size());
     err->next_edges = next_edges;  // so the engine reaches it (and fails) on the way to the leaves
-    for (auto& g : grads)
-      if (g.defined()) g.set_grad_fn(err, 0);
+    // One output of the error node per gradient: gradients of different shapes must not meet
+    // in one accumulation slot (that raised a broadcast error instead of this one).
+    for (size_t k = 0; k < grads.size(); ++k)
+      if (grads[k].defined()) grads[k].set_grad_fn(err, static_cast<uint32_t>(k));
   }
   return grads;
 }

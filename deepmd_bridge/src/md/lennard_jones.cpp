@@ -1,0 +1,143 @@
+// The LennardJones Potential: a (Verlet) full neighbour list and the full-list kernel.
+#include "sampan/deepmd/md/lennard_jones.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "md/lj_kernels.h"
+#include "sampan/error.h"
+#include "sampan/op.h"
+#include "sampan/ops.h"
+
+namespace sampan::deepmd::md {
+
+namespace {
+void check_table(int ntypes, const std::vector<double>& eps, const std::vector<double>& sigma, double rcut) {
+  SAMPAN_CHECK(ntypes >= 1, ValueError, "LennardJones: ntypes must be >= 1, got ", ntypes);
+  const size_t n2 = static_cast<size_t>(ntypes) * static_cast<size_t>(ntypes);
+  SAMPAN_CHECK(eps.size() == n2, ValueError, "LennardJones: eps must hold ntypes^2 = ", n2,
+               " values ([ntypes, ntypes] row-major), got ", eps.size());
+  SAMPAN_CHECK(sigma.size() == n2, ValueError, "LennardJones: sigma must hold ntypes^2 = ", n2,
+               " values ([ntypes, ntypes] row-major), got ", sigma.size());
+  SAMPAN_CHECK(rcut > 0 && std::isfinite(rcut), ValueError, "LennardJones: rcut must be > 0 (Å), got ", rcut);
+  for (int a = 0; a < ntypes; ++a)
+    for (int b = 0; b < ntypes; ++b) {
+      const size_t ab = static_cast<size_t>(a * ntypes + b), ba = static_cast<size_t>(b * ntypes + a);
+      SAMPAN_CHECK(std::isfinite(eps[ab]), ValueError, "LennardJones: eps[", a, "][", b, "] is not finite");
+      SAMPAN_CHECK(sigma[ab] > 0 && std::isfinite(sigma[ab]), ValueError, "LennardJones: sigma[", a, "][", b,
+                   "] must be > 0 (Å), got ", sigma[ab]);
+      SAMPAN_CHECK(eps[ab] == eps[ba] && sigma[ab] == sigma[ba], ValueError, "LennardJones: the tables must be "
+                   "symmetric, but (eps, sigma)[", a, "][", b, "] = (", eps[ab], ", ", sigma[ab], ") and [", b, "][",
+                   a, "] = (", eps[ba], ", ", sigma[ba], ")");
+    }
+}
+}  // namespace
+
+LennardJones::LennardJones(int ntypes, std::vector<double> eps, std::vector<double> sigma, double rcut, bool shift,
+                           double skin)
+    : ntypes_(ntypes), eps_(std::move(eps)), sigma_(std::move(sigma)), rcut_(rcut), skin_(skin), shift_(shift) {
+  check_table(ntypes_, eps_, sigma_, rcut_);
+  SAMPAN_CHECK(skin_ >= 0 && std::isfinite(skin_), ValueError, "LennardJones: skin must be >= 0 (Å), got ", skin_);
+}
+
+std::unique_ptr<LennardJones> LennardJones::single(double eps, double sigma, double rcut, bool shift, double skin) {
+  return std::make_unique<LennardJones>(1, std::vector<double>{eps}, std::vector<double>{sigma}, rcut, shift, skin);
+}
+
+std::string LennardJones::describe() const {
+  std::ostringstream os;
+  os << "lj/cut ntypes=" << ntypes_ << " rcut=" << rcut_ << " A" << (shift_ ? " shifted" : "") << " skin=" << skin_;
+  return os.str();
+}
+
+bool LennardJones::list_is_stale(const double* positions, int64_t natoms, const Box& box) const {
+  if (builds_ == 0 || skin_ == 0 || list_.natoms != natoms || box.cell != built_box_.cell ||
+      box.periodic != built_box_.periodic)
+    return true;
+  const double limit2 = 0.25 * skin_ * skin_;  // (skin / 2)^2: two atoms may close in by skin
+  for (int64_t k = 0; k < natoms; ++k) {
+    double dr2 = 0;
+    for (int a = 0; a < 3; ++a) {
+      const double dx = positions[3 * k + a] - built_at_[3 * k + a];
+      dr2 += dx * dx;
+    }
+    if (dr2 > limit2) return true;
+  }
+  return false;
+}
+
+void LennardJones::compute(const double* positions, const int* types, int64_t natoms, const Box& box,
+                           double* energy, double* forces, double* virial) {
+  for (int64_t k = 0; k < natoms; ++k)
+    SAMPAN_CHECK(types[k] >= 0 && types[k] < ntypes_, ValueError, "LennardJones: atom ", k, " has type ", types[k],
+                 ", expected a type in [0, ", ntypes_, ")");
+  if (list_is_stale(positions, natoms, box)) {
+    list_ = build_neighbor_list(positions, natoms, box, rcut_ + skin_);
+    built_at_.assign(positions, positions + 3 * natoms);
+    built_box_ = box;
+    ++builds_;
+  } else {
+    // Same pairs and shifts, separations from the current positions.
+    const double* c = box.cell.data();
+    for (int64_t i = 0; i < natoms; ++i)
+      for (int64_t p = list_.offsets[i]; p < list_.offsets[i + 1]; ++p) {
+        const int64_t j = list_.neighbors[p];
+        const int32_t* n = &list_.shifts[3 * p];
+        for (int a = 0; a < 3; ++a)
+          list_.vectors[3 * p + a] =
+              positions[3 * j + a] - positions[3 * i + a] + n[0] * c[a] + n[1] * c[3 + a] + n[2] * c[6 + a];
+      }
+  }
+  kernels::LjTable table{ntypes_, eps_.data(), sigma_.data(), rcut_, shift_};
+  atom_energy_.resize(static_cast<size_t>(natoms));
+  atom_virial_.resize(static_cast<size_t>(9 * natoms));
+  double* f = forces;
+  if (!f) {
+    forces_.resize(static_cast<size_t>(3 * natoms));
+    f = forces_.data();
+  }
+  kernels::lj_full_list(list_.vectors.data(), list_.offsets.data(), list_.neighbors.data(), natoms, types, table,
+                        atom_energy_.data(), f, atom_virial_.data());
+  if (energy) {
+    double e = 0;
+    for (double x : atom_energy_) e += x;
+    *energy = e;
+  }
+  if (virial) {
+    for (int a = 0; a < 9; ++a) virial[a] = 0;
+    for (int64_t k = 0; k < natoms; ++k)
+      for (int a = 0; a < 9; ++a) virial[a] += atom_virial_[static_cast<size_t>(9 * k + a)];
+  }
+}
+
+std::pair<Tensor, Tensor> pair_tensors(const NeighborList& list, const Box& box) {
+  std::vector<int64_t> pairs;
+  std::vector<double> shifts;
+  for (int64_t i = 0; i < list.natoms; ++i)
+    for (int64_t p = list.offsets[i]; p < list.offsets[i + 1]; ++p) {
+      const int64_t j = list.neighbors[p];
+      const int32_t* n = &list.shifts[3 * p];
+      // The half of a full list: one of (i, j, n), (j, i, -n) (the rule of neighbor_list.h).
+      if (!list.half) {
+        bool keep = j != i ? j > i : (n[0] != 0 ? n[0] > 0 : (n[1] != 0 ? n[1] > 0 : n[2] > 0));
+        if (!keep) continue;
+      }
+      pairs.push_back(i);
+      pairs.push_back(j);
+      for (int a = 0; a < 3; ++a)
+        shifts.push_back(n[0] * box.cell[a] + n[1] * box.cell[3 + a] + n[2] * box.cell[6 + a]);
+    }
+  const int64_t np = static_cast<int64_t>(pairs.size() / 2);
+  Tensor pair_tensor = Tensor::empty({np, 2}, DType::Int64);
+  std::copy(pairs.begin(), pairs.end(), pair_tensor.data<int64_t>());
+  return {pair_tensor, from_vector(shifts, {np, 3})};
+}
+
+Tensor lj_energy(const Tensor& pos, const Tensor& types, const Tensor& pairs, const Tensor& shifts,
+                 const std::vector<double>& eps, const std::vector<double>& sigma, double rcut, bool shift) {
+  static const OpHandle op("deepmd::lj_energy");
+  return op(pos, types, pairs, shifts, eps, sigma, rcut, shift)[0];
+}
+
+}  // namespace sampan::deepmd::md
