@@ -1,6 +1,6 @@
 """Synthetic molecule-like graphs for the helix model tests (no RDKit needed): random trees plus
 a few ring-closing bonds, categorical features inside the 'pretrain_gnns' vocabularies, batched
-into the same disjoint-union layout as sampan.helix.data.GraphBatch."""
+into the same disjoint-union layout (NumPy arrays) as sampan.helix.data.GraphBatch."""
 from types import SimpleNamespace
 
 import numpy as np
@@ -33,10 +33,18 @@ def make_batch(graphs, y=None, y_mask=None):
         counts.append(len(x))
         offset += len(x)
     edge_index = np.concatenate(edges, 0).T.copy()
-    ns = SimpleNamespace(x=sp.tensor(np.concatenate(xs, 0)), edge_index=sp.tensor(edge_index),
-                         edge_attr=sp.tensor(np.concatenate(attrs, 0)), batch=sp.tensor(np.concatenate(batch)),
-                         num_graphs=len(graphs), counts=sp.tensor(np.array(counts, np.int64)))
+    ns = SimpleNamespace(x=np.concatenate(xs, 0), edge_index=edge_index, edge_attr=np.concatenate(attrs, 0),
+                         batch=np.concatenate(batch), num_graphs=len(graphs), counts=np.array(counts, np.int64))
     if y is not None:
-        ns.y = sp.tensor(np.asarray(y, np.float32))
-        ns.y_mask = sp.tensor(np.ones(np.shape(y), bool) if y_mask is None else np.asarray(y_mask, bool))
+        ns.y_mask = np.ones(np.shape(y), bool) if y_mask is None else np.asarray(y_mask, bool)
+        ns.y = np.where(ns.y_mask, np.nan_to_num(np.asarray(y, np.float64)), 0.0).astype(np.float32)
     return ns
+
+
+def as_tensors(batch):
+    """The same batch with sampan Tensors instead of NumPy arrays (both layouts are accepted)."""
+    out = SimpleNamespace(**vars(batch))
+    for name in ("x", "edge_index", "edge_attr", "batch", "counts", "y", "y_mask"):
+        if hasattr(out, name):
+            setattr(out, name, sp.tensor(getattr(out, name)))
+    return out

@@ -39,8 +39,8 @@ def test_mask_atoms_masks_int_015n_plus_1_atoms_per_molecule():
     graphs = _bond_rule_graphs(0, 8)
     batch = make_batch(graphs)
     x_masked, masked, targets = pt.mask_atoms(batch, ATOM_DIMS, 0.15, np.random.default_rng(0))
-    x, xm, idx = batch.x.numpy(), x_masked.numpy(), masked.numpy()
-    graph_of = batch.batch.numpy()
+    x, xm, idx = batch.x, x_masked.numpy(), masked.numpy()
+    graph_of = batch.batch
     for g, (gx, _, _) in enumerate(graphs):
         assert (graph_of[idx] == g).sum() == int(0.15 * len(gx) + 1)
     assert (xm[idx] == np.array(ATOM_DIMS)).all()
@@ -51,7 +51,7 @@ def test_mask_atoms_masks_int_015n_plus_1_atoms_per_molecule():
 
 def test_hop_distances_match_floyd_warshall():
     batch = make_batch([random_graph(np.random.default_rng(s), 6, 14) for s in range(4)])
-    n, e = batch.x.shape[0], batch.edge_index.numpy()
+    n, e = batch.x.shape[0], batch.edge_index
     sources = [0, 5, n - 1]
     np.testing.assert_array_equal(pt.hop_distances(n, e, sources), _all_pairs_distances(n, e)[sources])
 
@@ -60,12 +60,12 @@ def test_context_pairs_follow_the_hop_rings():
     graphs = [random_graph(np.random.default_rng(s), 10, 16) for s in range(5)]
     batch = make_batch(graphs)
     k, r1, r2 = 2, 1, 4
-    n, e = batch.x.shape[0], batch.edge_index.numpy()
+    n, e = batch.x.shape[0], batch.edge_index
     full = _all_pairs_distances(n, e)
     rng = np.random.default_rng(3)
     sub, centers, ctx, anchors, anchor_mol, m = pt.context_pairs(batch, k, r1, r2, np.random.default_rng(3))
     # Recompute the same random centers and the rings by brute force.
-    graph_of = batch.batch.numpy()
+    graph_of = batch.batch
     chosen = [int(rng.choice(np.flatnonzero(graph_of == g))) for g in range(len(graphs))]
     kept = [c for c in chosen if ((full[c] > r1) & (full[c] <= r2)).any()]
     assert m == len(kept)
@@ -75,7 +75,7 @@ def test_context_pairs_follow_the_hop_rings():
     assert sub.x.shape[0] == want_sub and ctx.x.shape[0] == want_ctx
     np.testing.assert_array_equal(np.bincount(anchor_mol.numpy(), minlength=m), want_anchor)
     # The centers in the substructure batch are the chosen atoms (same features).
-    np.testing.assert_array_equal(sub.x.numpy()[centers.numpy()], batch.x.numpy()[kept])
+    np.testing.assert_array_equal(sub.x.numpy()[centers.numpy()], batch.x[kept])
     # Subgraph edges stay inside their atom set.
     assert sub.edge_index.numpy().max() < sub.x.shape[0] and ctx.edge_index.numpy().max() < ctx.x.shape[0]
 

@@ -17,7 +17,7 @@ import numpy as np
 import sampan
 from sampan.nn import functional as F
 from . import metrics as metric_functions
-from .models import GraphModel
+from .models import GraphModel, as_numpy, as_tensor
 
 CLASSIFICATION_METRICS = ("roc_auc", "average_precision")
 
@@ -29,10 +29,10 @@ def is_classification(metric):
 def masked_loss(output, batch, classification):
     """Mean over present labels: BCE with logits for classification (labels 0/1), squared error
     for regression. Missing labels (y_mask False, y possibly NaN) contribute nothing."""
+    y, present = as_tensor(batch.y).to(output.dtype), as_tensor(batch.y_mask)
     if classification:
-        return F.binary_cross_entropy_with_logits(output, batch.y.to(output.dtype), mask=batch.y_mask)
-    present = batch.y_mask
-    y = sampan.where(present, batch.y.to(output.dtype), sampan.zeros_like(output))
+        return F.binary_cross_entropy_with_logits(output, y, mask=present)
+    y = sampan.where(present, y, sampan.zeros_like(output))
     diff = sampan.where(present, output - y, sampan.zeros_like(output))
     return (diff * diff).sum() / sampan.clamp(present.to(output.dtype).sum(), 1.0, math.nan)
 
@@ -67,8 +67,8 @@ def predict(model, loader, classification=True):
             if classification:
                 out = sampan.sigmoid(out)
             preds.append(out.numpy().astype(np.float64))
-            trues.append(batch.y.numpy().astype(np.float64))
-            masks.append(batch.y_mask.numpy().astype(bool))
+            trues.append(as_numpy(batch.y).astype(np.float64))
+            masks.append(as_numpy(batch.y_mask).astype(bool))
     if not preds:
         raise ValueError("predict: the loader yielded no batches")
     return np.concatenate(trues), np.concatenate(preds), np.concatenate(masks)

@@ -25,7 +25,7 @@ import sampan
 from sampan import nn
 from sampan.nn import functional as F
 from .finetune import _plain, _progress, masked_loss
-from .models import GNNEncoder, GraphPool
+from .models import GNNEncoder, GraphPool, as_numpy, as_tensor
 
 ENCODER_KIND = "sampan.helix.GNNEncoder"
 
@@ -44,8 +44,8 @@ def mask_atoms(batch, atom_dims, rate=0.15, rng=None):
     int(rate * n + 1) distinct atoms per molecule of n atoms, every feature set to its mask row
     (= the vocabulary size of that column)."""
     rng = rng if rng is not None else np.random.default_rng()
-    x = batch.x.numpy()
-    graph_of = batch.batch.numpy()
+    x = as_numpy(batch.x)
+    graph_of = as_numpy(batch.batch)
     order = np.argsort(graph_of, kind="stable")
     counts = np.bincount(graph_of, minlength=batch.num_graphs)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
@@ -122,8 +122,8 @@ def context_pairs(batch, k, r1, r2, rng):
     Returns (substructure batch, center indices in it, context batch, anchor atom indices in the
     context batch and the molecule (0..M-1) of each anchor), over the M molecules that have a
     context; None if none has."""
-    x, edge_index, edge_attr = batch.x.numpy(), batch.edge_index.numpy(), batch.edge_attr.numpy()
-    graph_of = batch.batch.numpy()
+    x, edge_index, edge_attr = as_numpy(batch.x), as_numpy(batch.edge_index), as_numpy(batch.edge_attr)
+    graph_of = as_numpy(batch.batch)
     centers = []
     for g in range(batch.num_graphs):
         atoms = np.flatnonzero(graph_of == g)
@@ -233,7 +233,7 @@ class _SupervisedModel(nn.Module):
 
     def forward(self, batch):
         h = self.encoder(batch.x, batch.edge_index, batch.edge_attr)
-        return self.head(self.pool(h, batch.batch, batch.num_graphs))
+        return self.head(self.pool(h, as_tensor(batch.batch), batch.num_graphs))
 
 
 def pretrain_supervised(encoder, num_tasks, loader, epochs=1, lr=1e-3, pool="mean", progress=False, max_batches=None):

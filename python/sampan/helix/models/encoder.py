@@ -7,7 +7,7 @@ layer, then dropout; GIN-300x5 with JK 'last' and mean readout is the paper's mo
 import sampan
 from sampan import nn
 from .conv import CONVOLUTIONS
-from .features import CategoricalEncoder, feature_dims
+from .features import CategoricalEncoder, as_tensor, feature_dims
 from .pooling import GraphPool
 
 JUMPING_KNOWLEDGE = ("last", "concat", "max", "sum")
@@ -49,6 +49,7 @@ class GNNEncoder(nn.Module):
         return self.emb_dim * (self.num_layers + 1) if self.jk == "concat" else self.emb_dim
 
     def forward(self, x, edge_index, edge_attr):
+        x, edge_index, edge_attr = as_tensor(x), as_tensor(edge_index), as_tensor(edge_attr)
         h = self.atom_encoder(x)
         layers = [h]
         for k in range(self.num_layers):
@@ -79,7 +80,7 @@ class GraphModel(nn.Module):
 
     def embed(self, batch):
         h = self.encoder(batch.x, batch.edge_index, batch.edge_attr)
-        return self.pool(h, batch.batch, batch.num_graphs)
+        return self.pool(h, as_tensor(batch.batch), batch.num_graphs)
 
     def forward(self, batch):
         return self.head(self.embed(batch))

@@ -8,8 +8,23 @@ featurizer's vocabulary:
                       atoms: the mask token of attribute masking (Hu et al. use atom type 119);
   index dims[c] + 1 : bonds: the mask token of edge masking (Hu et al. bond type 5).
 """
+import numpy as np
+
 import sampan
 from sampan import nn
+
+
+def as_tensor(a):
+    """A sampan Tensor for a batch field: Tensors pass through, NumPy arrays are wrapped without
+    copying when contiguous (sampan.helix.data.GraphBatch holds NumPy arrays)."""
+    if isinstance(a, np.ndarray):
+        return sampan.from_numpy(np.ascontiguousarray(a))
+    return a
+
+
+def as_numpy(a):
+    """A NumPy array for a batch field (a Tensor's zero-copy view, or the array itself)."""
+    return a if isinstance(a, np.ndarray) else a.numpy()
 
 # Feature-column vocabulary sizes per featurizer.
 #  'ogb': OGB smiles2graph's 9 atom features (atomic number, chirality, degree, formal charge,
@@ -56,6 +71,7 @@ class CategoricalEncoder(nn.Module):
         return self.dims[column] + which
 
     def forward(self, x):
+        x = as_tensor(x)
         if x.ndim != 2 or x.shape[1] != len(self.dims):
             raise ValueError(f"{self.what} encoder: expected an int64 matrix [n, {len(self.dims)}] of categorical "
                              f"{self.what} features, got shape {tuple(x.shape)}")
@@ -69,7 +85,7 @@ class CategoricalEncoder(nn.Module):
         """Raises a ValueError naming the column if a feature index lies outside its table."""
         if x.numel() == 0:
             return
-        values = x.numpy()
+        values = as_numpy(x)
         for c, d in enumerate(self.dims):
             lo, hi = int(values[:, c].min()), int(values[:, c].max())
             if lo < 0 or hi >= d + 2:
