@@ -11,6 +11,11 @@ random state. Aer: the same K-versus-1 difference of AerSimulator.run with save_
 Gates: dense = U3(0.3, 0.5, 0.7) as a generic 2x2 matrix (qulacs DenseMatrix, Aer unitary),
 H, CNOT with target t and control (t + 1) mod n. Aer is timed on every third target (its
 per-run cost makes every target slow).
+
+Then the layered circuit (QBENCH_LAYERED_N qubits, default 25; 0 skips it): 5 layers of RY on
+every qubit + a CNOT ladder (q, q+1), end to end from |0...0>, once: sampan with gate fusion off
+and on (sampan._C.quantum_set_fusion), qulacs QuantumCircuit.update_quantum_state without its
+optimizer, Aer with fusion off and on. Issue 4's target: sampan fused <= 0.5 x qulacs.
 """
 import os
 import subprocess
@@ -133,15 +138,88 @@ def worker(threads):
             print(f"  {n:2d}  {gate:6s}  {fmt(o)} {fmt(q)}  {rq}       {fmt(a, 3)}  {ra}", flush=True)
 
 
+# ---- the layered RY + CNOT-ladder circuit, end to end -------------------------------------------
+LAYERS = 5
+
+
+def layered_angles(n):
+    return [0.1 + 0.013 * i for i in range(LAYERS * n)]
+
+
+def layered(n, threads, have_qulacs, have_aer):
+    import sampan as sp
+    angles = layered_angles(n)
+    RY_OP = 10
+    circuit, slot = [], 0
+    for _ in range(LAYERS):
+        for q in range(n):
+            circuit += [RY_OP, q, slot]
+            slot += 1
+        for q in range(n - 1):
+            circuit += [CNOT_OP, q, q + 1]
+    params = sp.tensor(angles, dtype=sp.float64)
+    n_gates = LAYERS * (2 * n - 1)
+    rows = []
+    for fusion in (False, True):
+        sp._C.quantum_set_fusion(fusion)
+        t = best(lambda: sp.ops.quantum.statevector(params, circuit, [], n), 1)
+        rows.append((f"sampan fusion {'on' if fusion else 'off'}", t))
+    sp._C.quantum_set_fusion(True)
+    if have_qulacs:
+        import qulacs
+        qc = qulacs.QuantumCircuit(n)
+        k = 0
+        for _ in range(LAYERS):
+            for q in range(n):
+                qc.add_RY_gate(q, angles[k])
+                k += 1
+            for q in range(n - 1):
+                qc.add_CNOT_gate(q, q + 1)
+        state = qulacs.QuantumState(n)
+
+        def run_qulacs():
+            state.set_zero_state()
+            qc.update_quantum_state(state)
+        rows.append(("qulacs (no optimizer)", best(run_qulacs, 1)))
+    if have_aer:
+        from qiskit import QuantumCircuit
+        from qiskit_aer import AerSimulator
+        qc = QuantumCircuit(n)
+        k = 0
+        for _ in range(LAYERS):
+            for q in range(n):
+                qc.ry(angles[k], q)
+                k += 1
+            for q in range(n - 1):
+                qc.cx(q, q + 1)
+        qc.save_statevector()
+        for fusion in (False, True):
+            sim = AerSimulator(method="statevector", max_parallel_threads=threads, fusion_enable=fusion)
+            rows.append((f"Aer fusion {'on' if fusion else 'off'}",
+                         best(lambda: sim.run(qc, shots=1).result(), 1)))
+    ref = dict(rows).get("qulacs (no optimizer)")
+    print(f"\nthreads {threads}: {n} qubits, {LAYERS} layers RY + CNOT ladder ({n_gates} gates), end to end")
+    for name, t in rows:
+        ratio = f"{t / ref:5.2f} x qulacs" if ref else ""
+        print(f"  {name:24s} {t:8.3f} s  {t * 1e9 / (n_gates * 2.0 ** n):6.3f} ns/amp/gate  {ratio}", flush=True)
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--worker":
         worker(int(sys.argv[2]))
+        return
+    if len(sys.argv) == 3 and sys.argv[1] == "--layered":
+        n = int(os.environ.get("QBENCH_LAYERED_N", "25"))
+        layered(n, int(sys.argv[2]), importable("qulacs"), importable("qiskit_aer") and importable("qiskit"))
         return
     print(__doc__.strip().splitlines()[0])
     print("(ours/peer < 1: sampan faster; issue 4's target is ours/qulacs <= 0.8 on average)")
     for threads in (1, 2):
         env = dict(os.environ, OMP_NUM_THREADS=str(threads), QULACS_NUM_THREADS=str(threads))
-        subprocess.run([sys.executable, __file__, "--worker", str(threads)], env=env, check=False)
+        if os.environ.get("QBENCH_GATES", "1") != "0":
+            subprocess.run([sys.executable, __file__, "--worker", str(threads)], env=env, check=False)
+        if os.environ.get("QBENCH_LAYERED_N", "25") != "0":
+            subprocess.run([sys.executable, __file__, "--layered", str(threads)], env=env, check=False)
 
 
 if __name__ == "__main__":

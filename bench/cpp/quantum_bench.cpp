@@ -27,6 +27,7 @@
 #include "sampan/op.h"
 #include "sampan/ops.h"
 #include "sampan/quantum/circuit.h"
+#include "sampan/quantum/runtime.h"
 
 extern "C" int sampan_quantum_registered();
 
@@ -106,6 +107,8 @@ void gate_tables(int max_n) {
   const double n1 = std::sqrt(std::norm(u[1]) + std::norm(u[3]));
   u[1] /= n1, u[3] /= n1;
   const C d0 = std::polar(1.0, -0.15), d1 = std::polar(1.0, 0.15);  // RZ(0.3)
+  C u4[16];  // kron(u, u): a dense 4x4 unitary on (t, t + 1)
+  for (int i = 0; i < 16; ++i) u4[i] = u[2 * ((i >> 3) & 1) + ((i >> 1) & 1)] * u[2 * ((i >> 2) & 1) + (i & 1)];
 
   std::printf("Gate kernels, ns per amplitude per gate (min over targets, mean, max, worst target).\n"
               "bound = in-place read+write of the state (scale every double) in the same run; CNOT's bound is half\n"
@@ -125,6 +128,8 @@ void gate_tables(int max_n) {
       omp_set_num_threads(threads);
       const double bound = bound_ns(a, N, repeats * 2);
       print_row(n, threads, "dense", per_target(n, repeats, [&](int t) { qk::apply_1q(a, n, t, u); }), bound);
+      print_row(n, threads, "dense2q", per_target(n, repeats, [&](int t) { qk::apply_2q(a, n, t, (t + 1) % n, u4); }),
+                bound);
       print_row(n, threads, "H", per_target(n, repeats, [&](int t) { qk::apply_h(a, n, t); }), bound);
       print_row(n, threads, "RZ/diag", per_target(n, repeats, [&](int t) { qk::apply_diag_1q(a, n, t, d0, d1); }),
                 bound);
@@ -157,10 +162,12 @@ void end_to_end(int n, int layers) {
   const std::vector<double> constants;
 
   std::printf("End to end: %d qubits, %d layers of RY on every qubit + CNOT ladder (%lld gates, %lld "
-              "parameters), H = sum_q Z_q, via quantum::expectation (no fusion in this version).\n",
+              "parameters), H = sum_q Z_q, via quantum::expectation, gate fusion off and on.\n",
               n, layers, static_cast<long long>(n_gates), static_cast<long long>(slot));
-  for (int threads : {1, 2}) {
+  for (int threads : {1, 2})
+  for (bool fusion : {false, true}) {
     omp_set_num_threads(threads);
+    quantum::set_fusion_enabled(fusion);
     Tensor p = from_vector(init, {slot});
     double energy = 0;
     const double t_fwd = min_time(2, [&] { energy = expectation(p, circuit, constants, int64_t(n), paulis, coeffs)[0].item(); });
@@ -171,9 +178,9 @@ void end_to_end(int n, int layers) {
       e.backward();
     });
     const double ns_gate = t_fwd * 1e9 / (static_cast<double>(n_gates) * std::ldexp(1.0, n));
-    std::printf("  threads %d: forward %.3f s (%.3f ns/amp/gate), expectation + gradient %.3f s, "
+    std::printf("  threads %d fusion %-3s: forward %.3f s (%.3f ns/amp/gate), expectation + gradient %.3f s, "
                 "ratio %.2f x forward (E = %.6f)\n",
-                threads, t_fwd, ns_gate, t_grad, t_grad / t_fwd, energy);
+                threads, fusion ? "on" : "off", t_fwd, ns_gate, t_grad, t_grad / t_fwd, energy);
   }
 }
 

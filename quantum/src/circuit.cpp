@@ -4,6 +4,8 @@
 #include <array>
 #include <cmath>
 
+#include "fusion.h"
+#include "gate_apply.h"
 #include "kernels/gates.h"
 #include "sampan/error.h"
 #include "sampan/quantum/channels.h"
@@ -22,15 +24,6 @@ const GateInfo kGates[kNumOpcodes] = {
     {"CY", 2, 0},  {"CZ", 2, 0},  {"SWAP", 2, 0}, {"CP", 2, 1},  {"CRX", 2, 1},  {"CRY", 2, 1},  {"CRZ", 2, 1},
     {"RXX", 2, 1}, {"RYY", 2, 1}, {"RZZ", 2, 1}, {"CCX", 3, 0}, {"CU", 2, 3},  {"MS", 2, 0},   {"CSWAP", 3, 0},
     {"UNITARY", -1, 0},
-};
-
-// A gate as the simulator applies it: a 2x2 or 4x4 matrix on `targets`, active where the bits of
-// cmask are set. Parameter-free gates keep `fast` (their opcode) so the fast kernels run.
-struct Resolved {
-  std::vector<int> targets;
-  uint64_t cmask = 0;
-  std::vector<C> m;   // row-major
-  bool fast = false;
 };
 
 using M2 = std::array<C, 4>;
@@ -61,8 +54,9 @@ double angle(const Gate& g, int j, const double* params, const std::vector<doubl
   return s >= 0 ? params[s] : constants[static_cast<size_t>(-s - 1)];
 }
 
-// The matrix of gate g, or (derivative = slot index j >= 0) its derivative in parameter j.
-Resolved resolve(const Gate& g, const double* params, const std::vector<double>& constants, int derivative = -1) {
+}  // namespace
+
+Resolved resolve(const Gate& g, const double* params, const std::vector<double>& constants, int derivative) {
   Resolved r;
   const auto& q = g.qubits;
   const bool d = derivative >= 0;
@@ -139,7 +133,6 @@ Resolved resolve(const Gate& g, const double* params, const std::vector<double>&
   return r;
 }
 
-// Applies U (or U^dagger) of a resolved gate in place.
 void apply(C* a, int n, const Gate& g, const Resolved& r, bool adjoint) {
   const int t = r.targets.back();
   if (r.fast) {
@@ -163,6 +156,8 @@ void apply(C* a, int n, const Gate& g, const Resolved& r, bool adjoint) {
   else if (dim == 4) kernels::apply_2q(a, n, r.targets[0], r.targets[1], m.data(), r.cmask);
   else kernels::apply_kq(a, n, r.targets, m.data(), r.cmask);
 }
+
+namespace {
 
 // out = H psi.
 void apply_hamiltonian(const C* psi, const std::vector<PauliTerm>& h, int n, C* out) {
@@ -295,6 +290,10 @@ void simulate(const double* params, const std::vector<Gate>& gates, const std::v
   const int64_t N = int64_t(1) << n;
   for (int64_t i = 0; i < N; ++i) out[i] = 0;
   out[0] = 1;
+  if (fusion_enabled()) {
+    apply_fused(out, n, gates, params, constants, fusion_max_qubits());
+    return;
+  }
   for (const auto& g : gates) apply(out, n, g, resolve(g, params, constants), false);
 }
 
