@@ -2,6 +2,7 @@
 #include "sampan/quantum/channels.h"
 
 #include <cmath>
+#include <limits>
 
 #include "sampan/error.h"
 #include "sampan/quantum/state_vector.h"
@@ -229,6 +230,8 @@ double trace_preservation_error(const std::vector<C>& s, int k) {
     for (size_t c = 0; c < d; ++c) {
       C t = r == c ? -1.0 : 0.0;
       for (size_t r1 = 0; r1 < d; ++r1) t += s[(r1 + d * r1) * D + c + d * r];
+      // A NaN would slip through std::max and the '<=' test: non-finite is never trace preserving.
+      if (!std::isfinite(t.real()) || !std::isfinite(t.imag())) return std::numeric_limits<double>::infinity();
       err = std::max(err, std::abs(t));
     }
   return err;
@@ -334,13 +337,7 @@ size_t decode_channel(const std::vector<int64_t>& enc, size_t i, int64_t n_param
         SAMPAN_CHECK(std::abs(total - 1) <= 1e-10, ValueError, where, ": the probabilities must sum to 1, got ", total);
         for (int64_t t = 0; t < m; ++t) {
           const auto u = read_matrix(constants, static_cast<size_t>(off + m) + static_cast<size_t>(t) * 2 * d * d, d);
-          double dev = 0;
-          for (size_t r = 0; r < d; ++r)
-            for (size_t c = 0; c < d; ++c) {
-              C acc = r == c ? -1.0 : 0.0;
-              for (size_t j = 0; j < d; ++j) acc += std::conj(u[j * d + r]) * u[j * d + c];
-              dev = std::max(dev, std::abs(acc));
-            }
+          const double dev = unitarity_deviation(u.data(), d);
           SAMPAN_CHECK(dev <= 1e-10, ValueError, where, ": matrix ", t, " is not unitary: max |U^+ U - I| = ", dev,
                        " (tolerance 1e-10)");
         }

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cmath>
+#include <limits>
 
 #include "fusion.h"
 #include "gate_apply.h"
@@ -182,6 +183,20 @@ const GateInfo& gate_info(int64_t opcode) {
   return kGates[opcode];
 }
 
+double unitarity_deviation(const complex128* m, size_t dim) {
+  // NaN would slip through std::max and a '<=' test; a non-finite entry is never unitary.
+  for (size_t i = 0; i < dim * dim; ++i)
+    if (!std::isfinite(m[i].real()) || !std::isfinite(m[i].imag())) return std::numeric_limits<double>::infinity();
+  double dev = 0;
+  for (size_t r = 0; r < dim; ++r)
+    for (size_t c = 0; c < dim; ++c) {
+      C acc = r == c ? -1.0 : 0.0;
+      for (size_t j = 0; j < dim; ++j) acc += std::conj(m[j * dim + r]) * m[j * dim + c];
+      dev = std::max(dev, std::abs(acc));
+    }
+  return dev;
+}
+
 // Decodes [UNITARY, n_controls, k, controls..., targets..., offset] starting at enc[i] and checks
 // that the matrix is unitary; returns the number of entries consumed.
 static size_t decode_unitary(const std::vector<int64_t>& enc, size_t i, const std::vector<double>& constants, int64_t n,
@@ -201,15 +216,7 @@ static size_t decode_unitary(const std::vector<int64_t>& enc, size_t i, const st
   SAMPAN_CHECK(off >= 0 && static_cast<size_t>(off) + count <= constants.size(), IndexError, where,
                " (UNITARY) reads its ", dim, "x", dim, " matrix from constants[", off, ", ", off + int64_t(count),
                ") but constants has ", constants.size(), " entries");
-  const double* m = constants.data() + off;
-  auto at = [&](size_t r, size_t c) { return C(m[2 * (r * dim + c)], m[2 * (r * dim + c) + 1]); };
-  double dev = 0;  // max |(U^+ U - I)_{rc}|
-  for (size_t r = 0; r < dim; ++r)
-    for (size_t c = 0; c < dim; ++c) {
-      C acc = r == c ? -1.0 : 0.0;
-      for (size_t j = 0; j < dim; ++j) acc += std::conj(at(j, r)) * at(j, c);
-      dev = std::max(dev, std::abs(acc));
-    }
+  const double dev = unitarity_deviation(reinterpret_cast<const C*>(constants.data() + off), dim);
   SAMPAN_CHECK(dev <= 1e-10, ValueError, where, " (UNITARY): the ", dim, "x", dim,
                " matrix is not unitary: max |U^+ U - I| = ", dev, " (tolerance 1e-10)");
   g.qubits.assign(qs.begin(), qs.end());
@@ -253,9 +260,13 @@ std::vector<Gate> decode_circuit(const std::vector<int64_t>& enc, int64_t n_para
       if (s >= 0)
         SAMPAN_CHECK(n_params < 0 || s < n_params, IndexError, where, " (", info.name, ") reads params[", s,
                      "] but params has ", n_params, " entries");
-      else
+      else {
         SAMPAN_CHECK(-s - 1 < n_constants, IndexError, where, " (", info.name, ") reads constants[", -s - 1,
                      "] but constants has ", n_constants, " entries");
+        SAMPAN_CHECK(std::isfinite(constants[static_cast<size_t>(-s - 1)]), ValueError, where, " (", info.name,
+                     "): its fixed angle constants[", -s - 1, "] = ", constants[static_cast<size_t>(-s - 1)],
+                     " is not finite");
+      }
       g.slots.push_back(s);
     }
     gates.push_back(std::move(g));

@@ -30,6 +30,9 @@ Circuit& Circuit::fixed(Opcode op, std::vector<int64_t> qubits) {
 
 Circuit& Circuit::rotation(Opcode op, std::vector<int64_t> qubits, const std::vector<Angle>& angles) {
   check(op, qubits);
+  for (const Angle& a : angles)
+    SAMPAN_CHECK(a.trainable() || std::isfinite(a.value()), ValueError, "quantum::Circuit: gate ", size(), " (",
+                 gate_info(op).name, "): the angle ", a.value(), " is not finite");
   enc_.push_back(op);
   enc_.insert(enc_.end(), qubits.begin(), qubits.end());
   for (const Angle& a : angles) {
@@ -56,13 +59,7 @@ Circuit& Circuit::unitary(const std::vector<complex128>& matrix, const std::vect
   std::vector<int64_t> qubits(controls);
   qubits.insert(qubits.end(), targets.begin(), targets.end());
   check_qubits(qubits, n_, who.c_str());
-  double dev = 0;  // max |(U^+ U - I)_{rc}|
-  for (size_t r = 0; r < dim; ++r)
-    for (size_t c = 0; c < dim; ++c) {
-      complex128 acc = r == c ? -1.0 : 0.0;
-      for (size_t j = 0; j < dim; ++j) acc += std::conj(matrix[j * dim + r]) * matrix[j * dim + c];
-      dev = std::max(dev, std::abs(acc));
-    }
+  const double dev = unitarity_deviation(matrix.data(), dim);
   SAMPAN_CHECK(dev <= 1e-10, ValueError, who, ": the ", dim, "x", dim, " matrix is not unitary: max |U^+ U - I| = ",
                dev, " (tolerance 1e-10)");
   const int64_t offset = static_cast<int64_t>(constants_.size());

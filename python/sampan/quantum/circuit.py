@@ -60,6 +60,8 @@ class Circuit:
                 refs.append(("own", len(self._own_values) - 1))
             return refs
         if isinstance(theta, sp.Tensor):
+            if theta.dtype in (sp.complex64, sp.complex128) or theta.dtype == sp.bool:
+                raise TypeError(f"Circuit.{gate}: an angle tensor must be real (float or integer), got {theta.dtype}")
             if theta.numel() not in (1, count):
                 raise ValueError(f"Circuit.{gate}: the angle tensor has {theta.numel()} elements but the "
                                  f"gate is applied to {count} qubit(s) (expected 1 or {count})")
@@ -67,6 +69,8 @@ class Circuit:
             k = len(self._external) - 1
             return [("ext", k, i if theta.numel() == count else 0) for i in range(count)]
         if isinstance(theta, numbers.Real):
+            if not math.isfinite(theta):
+                raise ValueError(f"Circuit.{gate}: the angle {theta} is not finite")
             self._constants.append(float(theta))
             return [("const", len(self._constants) - 1)] * count
         raise TypeError(f"Circuit.{gate}: an angle is None, a number or an sp Tensor, got {type(theta).__name__}")
@@ -79,13 +83,16 @@ class Circuit:
             return list(range(self.n_qubits))
         if isinstance(qubits, numbers.Integral):
             qubits = [qubits]
-        qs = [int(q) for q in qubits]
-        for q in qs:
+        if not isinstance(qubits, (list, tuple, range, np.ndarray)):
+            raise TypeError(f"Circuit.{gate}: qubits are an int, a list of ints or 'full', got {qubits!r}")
+        for q in qubits:
             self._check_qubit(q, gate)
-        return qs
+        return [int(q) for q in qubits]
 
     def _check_qubit(self, q, gate):
-        if not isinstance(q, numbers.Integral) or not 0 <= q < self.n_qubits:
+        if isinstance(q, bool) or not isinstance(q, numbers.Integral):
+            raise TypeError(f"Circuit.{gate}: a qubit index must be an integer, got {q!r}")
+        if not 0 <= q < self.n_qubits:
             raise IndexError(f"Circuit.{gate}: qubit {q} is out of range for {self.n_qubits} qubits "
                              f"(valid: 0 to {self.n_qubits - 1})")
 
@@ -221,6 +228,8 @@ class Circuit:
         if m.shape != (2 ** k, 2 ** k):
             raise ValueError(f"Circuit.{gate}: the matrix for {k} target qubit(s) must be "
                              f"{2 ** k}x{2 ** k}, got shape {m.shape}")
+        if not np.isfinite(m).all():
+            raise ValueError(f"Circuit.{gate}: the matrix has non-finite entries (nan or inf)")
         dev = float(np.abs(m.conj().T @ m - np.eye(2 ** k)).max())
         if dev > 1e-10:
             raise ValueError(f"Circuit.{gate}: the matrix is not unitary: max |U^+ U - I| = {dev:.3g} "

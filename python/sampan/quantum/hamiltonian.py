@@ -26,6 +26,8 @@ class Hamiltonian:
             coef, text = item
             if not isinstance(coef, numbers.Real):
                 raise TypeError(f"Hamiltonian: term {k}: the coefficient must be a real number, got {coef!r}")
+            if not np.isfinite(coef):
+                raise ValueError(f"Hamiltonian: term {k}: the coefficient {coef} is not finite")
             if not isinstance(text, str):
                 raise TypeError(f"Hamiltonian: term {k}: the Pauli string must be a str, got {text!r}")
             ops = {}

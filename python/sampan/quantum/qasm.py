@@ -135,8 +135,15 @@ class _Parser:
             return -self.factor() if tok[1] == "-" else self.factor()
         v = self.atom()
         if self.peek() and self.peek()[1] == "^":
-            self.i += 1
-            v = v ** self.factor()
+            op = self.next("'^'")
+            rhs = self.factor()
+            base = v
+            try:
+                v = base ** rhs
+            except (OverflowError, ZeroDivisionError):
+                self.error(f"{base!r}^{rhs!r} is not a finite real number", op)
+            if isinstance(v, complex):  # a negative base to a fractional power
+                self.error(f"{base!r}^{rhs!r} is not a real number", op)
         return v
 
     def atom(self):
@@ -153,6 +160,8 @@ class _Parser:
                 return self._FUNCS[tok[1]](v)
             except ValueError:
                 self.error(f"{tok[1]}({v}) is undefined", tok)
+            except OverflowError:
+                self.error(f"{tok[1]}({v}) overflows a double", tok)
         if tok[1] == "(":
             v = self.expr()
             self.expect(")")
@@ -201,6 +210,8 @@ def from_qasm(text, circuit_class):
                     p.error(f"qreg {name[1]!r} is declared twice", name)
                 if size < 1:
                     p.error(f"qreg {name[1]!r} must have at least one qubit", name)
+                if n + size > 60:
+                    p.error(f"qreg {name[1]!r} brings the circuit to {n + size} qubits (at most 60)", name)
                 regs[name[1]] = (n, size)
                 n += size
         elif word == "barrier":
@@ -219,6 +230,9 @@ def from_qasm(text, circuit_class):
                         p.next(",")
                         angles.append(p.expr())
                 p.expect(")")
+            for a in angles:
+                if not math.isfinite(a):
+                    p.error(f"gate '{word}': angle {a} is not finite", tok)
             if len(angles) != npar:
                 p.error(f"gate '{word}' takes {npar} parameter(s), got {len(angles)}", tok)
             qubits = [_qubit(p, regs)]

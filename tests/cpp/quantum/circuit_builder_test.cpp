@@ -86,6 +86,10 @@ TEST(QuantumCircuitBuilder, ErrorsNameTheGateAndTheValues) {
   EXPECT_NE(message([&] { c.unitary({1, 1, 0, 1}, {0}); }).find("not unitary"), std::string::npos);
   EXPECT_NE(message([&] { c.unitary({1, 0, 0}, {0}); }).find("got 3"), std::string::npos);
   EXPECT_THROW(c.unitary({0, 1, 1, 0}, {0}, {0}), ValueError);  // control repeats the target
+  // NaN would pass a max/compare test unnoticed: the deviation is reported as inf.
+  EXPECT_NE(message([&] { c.unitary({std::nan(""), 0, 0, 1}, {0}); }).find("= inf"), std::string::npos);
+  EXPECT_NE(message([&] { c.rx(std::nan(""), 0); }).find("gate 0 (RX): the angle nan is not finite"), std::string::npos);
+  EXPECT_THROW(c.u3(0.1, INFINITY, 0.2, 1), ValueError);
   // Parameters of the wrong shape, dtype or length reach the op's checks.
   Circuit d(1);
   d.ry(d.new_param(), 0);

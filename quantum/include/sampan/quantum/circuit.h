@@ -71,6 +71,9 @@ struct Gate {
   int n_terms = 0;                // kMixedUnitary, kKraus: number of unitaries / Kraus operators
 };
 
+/// max |(U^+ U - I)_{rc}| of a dim x dim row-major matrix; +infinity when an entry is not finite.
+double unitarity_deviation(const complex128* matrix, size_t dim);
+
 /// Decodes and validates a circuit (opcodes, qubit range and repeats, slots against
 /// n_params (skipped when < 0) and constants, unitarity of matrix gates); errors name the gate index.
 /// Noise channels are accepted only with allow_channels (density-matrix simulation); otherwise a
