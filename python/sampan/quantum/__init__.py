@@ -15,11 +15,13 @@ The simulation runs in the C++ ops ``sp.ops.quantum.expectation`` / ``statevecto
 
 Submodules in pure Python over sp tensors (differentiable): ``states`` (Bell, GHZ, W, Werner,
 S/R-states, Bell-diagonal, seeded random states and Haar unitaries), ``info`` (partial trace and
-transpose, fidelity, trace distance, entropies, negativity, PPT, Schmidt decomposition).
+transpose, fidelity, trace distance, entropies, negativity, PPT, Schmidt decomposition),
+``matrices`` (differentiable circuit unitaries), ``locc`` (parties, local circuits, measurement
+branches) and ``distillation`` (BBPSSW, DEJMPS, LOCCNet-style learned protocols).
 """
 from .circuit import Circuit, OPCODES
 from .hamiltonian import Hamiltonian
 from . import chemistry, qml  # VQE (H2), QAOA (MaxCut), quantum kernels
-from . import info, states
+from . import distillation, info, locc, matrices, states
 
-__all__ = ["Circuit", "Hamiltonian", "OPCODES", "chemistry", "info", "qml", "states"]
+__all__ = ["Circuit", "Hamiltonian", "OPCODES", "chemistry", "distillation", "info", "locc", "matrices", "qml", "states"]
