@@ -1,0 +1,153 @@
+"""BBPSSW and DEJMPS against the closed forms of Bennett et al., PRL 76, 722 (1996) and Deutsch et
+al., PRL 77, 2818 (1996) (to 1e-10), nested rounds against a full 8-qubit LOCC simulation, and a
+short LOCCNet training."""
+import math
+
+import numpy as np
+import pytest
+
+import sampan as sp
+from sampan.quantum import Circuit
+from sampan.quantum import distillation as qd
+from sampan.quantum import states as qs
+from sampan.quantum.locc import LoccNet, combine
+
+TOL = 1e-10
+
+
+def bell_coefficients(rho):
+    """<B|rho|B> for B in (Phi+, Psi+, Phi-, Psi-) (Paddle Quantum's order)."""
+    r = rho.detach().numpy()
+    out = []
+    for k in qs.BELL_DIAGONAL_ORDER:
+        b = qs.bell_state(k).numpy()
+        out.append((b.conj() @ r @ b).real)
+    return out
+
+
+@pytest.mark.parametrize("p", [0.4, 0.55, 0.7, 0.9])
+def test_bbpssw_werner_matches_bennett_1996(p):
+    f = (1 + 3 * p) / 4
+    res = qd.bbpssw(qs.werner_state(p))
+    f1, p1 = qd.bbpssw_closed_form(f)
+    assert res.fidelity.item() == pytest.approx(f1, abs=TOL)
+    assert res.success_probability.item() == pytest.approx(p1, abs=TOL)
+    # Two rounds (4 copies): the formula iterated (the twirl keeps the state Werner); both
+    # first-round steps and the second must succeed: p1^2 p2.
+    res2 = qd.bbpssw(qs.werner_state(p), rounds=2)
+    f2, p2 = qd.bbpssw_closed_form(f1)
+    assert res2.fidelity.item() == pytest.approx(f2, abs=TOL)
+    assert res2.success_probability.item() == pytest.approx(p1 ** 2 * p2, abs=TOL)
+    assert np.allclose(bell_coefficients(res.state)[1:], [(1 - f1) / 3] * 3, atol=TOL)
+
+
+def test_bbpssw_bell_diagonal_and_s_state_inputs():
+    # The twirl makes BBPSSW depend on the input fidelity only.
+    for rho, f in ((qs.bell_diagonal_state([0.7, 0.1, 0.15, 0.05]), 0.7), (qs.s_state(0.6), 0.8)):
+        res = qd.bbpssw(rho)
+        f1, p1 = qd.bbpssw_closed_form(f)
+        assert res.fidelity.item() == pytest.approx(f1, abs=TOL)
+        assert res.success_probability.item() == pytest.approx(p1, abs=TOL)
+    # Without the twirl, the bilateral-CNOT step maps Bell-diagonal weights (Phi+ a, Phi- b,
+    # Psi+ c, Psi- d) to a' = (a^2+b^2)/N, b' = 2ab/N, c' = (c^2+d^2)/N, d' = 2cd/N with
+    # N = (a+b)^2 + (c+d)^2 (Bennett, DiVincenzo, Smolin, Wootters, PRA 54, 3824 (1996), the
+    # bilateral XOR table: bit flips add into the target, phase flips into the source).
+    a, c, b, d = 0.6, 0.2, 0.15, 0.05       # Phi+, Psi+, Phi-, Psi-
+    res = qd.bbpssw(qs.bell_diagonal_state([a, c, b, d]), twirl=False)
+    n = (a + b) ** 2 + (c + d) ** 2
+    expect = [(a * a + b * b) / n, (c * c + d * d) / n, 2 * a * b / n, 2 * c * d / n]
+    assert np.allclose(bell_coefficients(res.state), expect, atol=TOL)
+    assert res.success_probability.item() == pytest.approx(n, abs=TOL)
+
+
+@pytest.mark.parametrize("coeffs", [[0.7, 0.1, 0.1, 0.1], [0.6, 0.25, 0.1, 0.05], [0.55, 0.05, 0.1, 0.3]])
+def test_dejmps_bell_diagonal_matches_deutsch_1996(coeffs):
+    # Paddle order (Phi+, Psi+, Phi-, Psi-) -> DEJMPS's A = Phi+, B = Psi-, C = Psi+, D = Phi-.
+    phi_p, psi_p, phi_m, psi_m = coeffs
+    res = qd.dejmps(qs.bell_diagonal_state(coeffs))
+    (a1, b1, c1, d1), n = qd.dejmps_closed_form(phi_p, psi_m, psi_p, phi_m)
+    assert res.success_probability.item() == pytest.approx(n, abs=TOL)
+    assert np.allclose(bell_coefficients(res.state), [a1, c1, d1, b1], atol=TOL)
+    # Paddle Quantum's form of the output fidelity: (p1^2 + p4^2) / ((p1+p4)^2 + (p2+p3)^2).
+    f = (phi_p ** 2 + psi_m ** 2) / ((phi_p + psi_m) ** 2 + (psi_p + phi_m) ** 2)
+    assert res.fidelity.item() == pytest.approx(f, abs=TOL)
+
+
+@pytest.mark.parametrize("p", [0.2, 0.5, 0.8])
+def test_dejmps_s_state_closed_form(p):
+    # S-state Bell-diagonal part A = (1+p)/2, D = (1-p)/2; the Phi+/Phi- coherence leaves F and
+    # p_succ unchanged: F' = (1+p)^2 / (2(1+p^2)), p_succ = (1+p^2)/2.
+    res = qd.dejmps(qs.s_state(p))
+    assert res.fidelity.item() == pytest.approx((1 + p) ** 2 / (2 * (1 + p * p)), abs=TOL)
+    assert res.success_probability.item() == pytest.approx((1 + p * p) / 2, abs=TOL)
+
+
+def test_nested_dejmps_isotropic_07_is_09248():
+    # Four copies of the isotropic state p = 0.7 (F = 0.775): two DEJMPS rounds give F = 0.9248
+    # (the number issue 4 quotes), and the closed form iterated.
+    res = qd.dejmps(qs.isotropic_state(0.7), rounds=2)
+    a, b = 0.775, 0.075
+    (a1, b1, c1, d1), n1 = qd.dejmps_closed_form(a, b, b, b)
+    (a2, _, _, _), n2 = qd.dejmps_closed_form(a1, b1, c1, d1)
+    assert res.fidelity.item() == pytest.approx(a2, abs=TOL)
+    assert round(res.fidelity.item(), 4) == 0.9248
+    assert res.success_probability.item() == pytest.approx(n1 ** 2 * n2, abs=TOL)
+    assert [round(f.item(), 12) for f, _ in res.rounds] == [round(a1, 12), round(a2, 12)]
+
+
+def test_nested_dejmps_equals_full_eight_qubit_locc_simulation():
+    # The whole 4-copy protocol on one 8-qubit register with LoccNet (both parties own 4 qubits):
+    # round 1 on copies (0, 1) and (2, 3), round 2 on copies (0, 2); the kept branch mixtures must
+    # equal the nested recursion, which assumes the copies stay independent.
+    rho = qs.bell_diagonal_state([0.65, 0.15, 0.12, 0.08])
+    net = LoccNet()
+    net.add_party("A", 4)
+    net.add_party("B", 4)
+    s = net.initial_state(*[(rho, [("A", i), ("B", i)]) for i in range(4)])
+    ra, rb = qd._rx(math.pi / 2), qd._rx(-math.pi / 2)
+
+    def step(state, src, tgt):
+        for party, r in (("A", ra), ("B", rb)):
+            state = net.apply(state, party, sp.tensor(np.kron(r, r)), [src, tgt])
+            state = net.apply(state, party, Circuit(2).cnot(0, 1), [src, tgt])
+        branches = net.measure(net.measure(state, "A", [tgt]), "B", [tgt])
+        return [b for b in branches if b.outcome[-2] == b.outcome[-1]]
+
+    kept = []
+    for b in step(s, 0, 1):
+        kept += step(b, 2, 3)
+    final = []
+    for b in kept:
+        final += step(b, 0, 2)
+    out = combine(final)
+    ref = qd.dejmps(rho, rounds=2)
+    assert out.prob.item() == pytest.approx(ref.success_probability.item(), abs=TOL)
+    assert np.allclose(out.state.numpy(), ref.state.numpy(), atol=TOL)
+
+
+def test_distillation_is_differentiable_in_the_input():
+    p = sp.tensor(0.5, dtype=sp.float64, requires_grad=True)
+    (g,) = sp.grad(qd.dejmps(qs.s_state(p)).fidelity, p)
+    # d/dp (1+p)^2 / (2(1+p^2)) = (1+p)(1-p) / (1+p^2)^2
+    assert g.item() == pytest.approx((1.5 * 0.5) / (1.25 ** 2), rel=1e-10)
+
+
+def test_learned_protocol_paths_agree():
+    rho = qs.random_density_matrix(2, seed=1)
+    for n, ansatz, accept in ((2, "universal", ["00", "11"]), (3, "block", ["0000", "0110"])):
+        proto = qd.LearnedDistillation(n, ansatz=ansatz, accept=accept, seed=4)
+        a, b = proto.run(rho), proto.run_fast(rho)
+        assert a.success_probability.item() == pytest.approx(b.success_probability.item(), abs=1e-13)
+        assert np.allclose(a.state.numpy(), b.state.numpy(), atol=1e-13)
+
+
+def test_learned_two_to_one_reaches_dejmps_on_s_state():
+    # LOCCNet (Zhao et al. 2021): trained local circuits match or beat DEJMPS on S-states.
+    p = 0.6
+    proto = qd.LearnedDistillation(2, seed=0)
+    history = proto.train(qs.s_state(p), steps=200, lr=0.05)
+    dejmps_f = (1 + p) ** 2 / (2 * (1 + p * p))
+    final = proto.run_fast(qs.s_state(p))
+    assert history[-1] > history[0] + 0.3
+    assert final.fidelity.item() >= dejmps_f - 1e-6
+    assert 0 < final.success_probability.item() <= 1
