@@ -1,5 +1,6 @@
 // sampan quantum ops: quantum::expectation (differentiable, adjoint-method gradient),
-// quantum::expectation_grad and quantum::statevector. Circuits and Hamiltonians arrive in the
+// quantum::expectation_grad and quantum::statevector (differentiable; its vjp op lives in
+// measurement_ops.cpp). Circuits and Hamiltonians arrive in the
 // compact encodings of sampan/quantum/circuit.h.
 #include <string>
 
@@ -111,8 +112,8 @@ SAMPAN_OP(quantum, expectation_grad)
     .dtypes({DType::Float64});
 
 SAMPAN_OP(quantum, statevector)
-    .doc(std::string("The state circuit(params)|0...0> as complex128 [2^n_qubits]. Not differentiable in this "
-                     "version (use quantum.expectation for gradients).") + kEncodingDoc)
+    .doc(std::string("The state circuit(params)|0...0> as complex128 [2^n_qubits]. Differentiable in params "
+                     "(quantum::statevector_vjp, adjoint method); once differentiable.") + kEncodingDoc)
     .args("params", "circuit", "constants", "n_qubits")
     .outputs("state")
     .shape([](const TensorSpec& params, const IntList& circuit, const FloatList& constants, int64_t n) {
@@ -120,7 +121,12 @@ SAMPAN_OP(quantum, statevector)
       return TensorSpec{{int64_t(1) << n}, DType::Complex128, params.device};
     })
     .cpu(statevector_cpu)
-    .nondifferentiable()
+    .vjp([](const VjpContext& c) -> Grads {
+      if (!c.needs_grad(0)) return Grads(1);
+      static OpHandle vjp_op("quantum::statevector_vjp");
+      return {vjp_op(c.input(0), c.grad_output(0), c.attr<IntList>(1), c.attr<FloatList>(2), c.attr<int64_t>(3))[0]};
+    })
+    .once_differentiable()
     .dtypes({DType::Float64});
 
 /// Referenced by executables that must load this library even when they call no other symbol.

@@ -64,18 +64,64 @@ Values noisy_sample(int extra) {
   }
   return v;
 }
+// A normalised 3-qubit state vector [8] or density matrix [8, 8] (a mixture of two pure states).
+Tensor sample_state(bool density_matrix) {
+  std::vector<double> re(8), im(8);
+  double norm = 0;
+  for (size_t i = 0; i < 8; ++i) {
+    re[i] = std::sin(1.3 * static_cast<double>(i) + 0.2);
+    im[i] = std::cos(0.9 * static_cast<double>(i) - 0.4);
+    norm += re[i] * re[i] + im[i] * im[i];
+  }
+  for (size_t i = 0; i < 8; ++i) { re[i] /= std::sqrt(norm); im[i] /= std::sqrt(norm); }
+  if (!density_matrix) return complex(from_vector(re, {8}), from_vector(im, {8}));
+  std::vector<double> rr(64), ri(64);
+  for (size_t i = 0; i < 8; ++i)
+    for (size_t j = 0; j < 8; ++j) {
+      // 0.7 |psi><psi| + 0.3 |7><7| ... written as entries of psi psi^+ plus a diagonal weight.
+      rr[i * 8 + j] = 0.7 * (re[i] * re[j] + im[i] * im[j]) + (i == j && i == 5 ? 0.3 : 0.0);
+      ri[i * 8 + j] = 0.7 * (im[i] * re[j] - re[i] * im[j]);
+    }
+  return complex(from_vector(rr, {8, 8}), from_vector(ri, {8, 8}));
+}
+
+Tensor complex_cotangent(const Shape& s, double a) {
+  const int64_t n = shape_numel(s);
+  std::vector<double> re(static_cast<size_t>(n)), im(static_cast<size_t>(n));
+  for (size_t i = 0; i < re.size(); ++i) {
+    re[i] = std::sin(a * static_cast<double>(i) + 0.1);
+    im[i] = std::cos(1.7 * a * static_cast<double>(i));
+  }
+  return complex(from_vector(re, s), from_vector(im, s));
+}
 }  // namespace
 
 TEST(QuantumRegistryAudit, EveryQuantumOpHasSamplesAndPassesCheckOp) {
   ASSERT_EQ(sampan_quantum_registered(), 1);
-  const std::map<std::string, Values> samples = {
-      {"quantum::expectation", sample(true)},
-      {"quantum::expectation_grad", sample(true)},
-      {"quantum::statevector", sample(false)},
-      {"quantum::density_matrix", noisy_sample(0)},
-      {"quantum::density_matrix_vjp", noisy_sample(2)},
-      {"quantum::dm_expectation", noisy_sample(1)},
-      {"quantum::dm_expectation_grad", noisy_sample(1)},
+  Values sv_vjp = sample(false);
+  sv_vjp.insert(sv_vjp.begin() + 1, complex_cotangent({8}, 0.6));
+  const FloatList w = {0.3, -1.1, 0.8, 0.25};
+  // Several samples per op where the state may be a vector or a density matrix.
+  const std::map<std::string, std::vector<Values>> samples = {
+      {"quantum::expectation", {sample(true)}},
+      {"quantum::expectation_grad", {sample(true)}},
+      {"quantum::statevector", {sample(false)}},
+      {"quantum::statevector_vjp", {sv_vjp}},
+      {"quantum::density_matrix", {noisy_sample(0)}},
+      {"quantum::density_matrix_vjp", {noisy_sample(2)}},
+      {"quantum::dm_expectation", {noisy_sample(1)}},
+      {"quantum::dm_expectation_grad", {noisy_sample(1)}},
+      {"quantum::probabilities", {{sample_state(false), IntList{2, 0}}, {sample_state(true), IntList{1, 2}},
+                                  {sample_state(false), IntList{}}}},
+      {"quantum::probabilities_vjp", {{sample_state(false), from_vector(w, {4}), IntList{2, 0}},
+                                      {sample_state(true), from_vector(w, {4}), IntList{1, 2}}}},
+      {"quantum::measure", {{sample_state(false), IntList{2, 0}, IntList{1, 0}},
+                            {sample_state(true), IntList{1}, IntList{1}}}},
+      {"quantum::measure_vjp",
+       {{sample_state(false), complex_cotangent({8}, 0.4), from_vector({0.7}, {}), IntList{2, 0}, IntList{1, 0}},
+        {sample_state(true), complex_cotangent({8, 8}, 0.3), from_vector({-0.4}, {}), IntList{1}, IntList{1}}}},
+      {"quantum::sample", {{sample_state(false), IntList{0, 2}, int64_t(50), int64_t(7), int64_t(3)},
+                           {sample_state(true), IntList{}, int64_t(20), int64_t(1), int64_t(0)}}},
   };
   int checked = 0;
   for (const auto& name : registered_ops()) {
@@ -88,11 +134,13 @@ TEST(QuantumRegistryAudit, EveryQuantumOpHasSamplesAndPassesCheckOp) {
       ADD_FAILURE() << "quantum op '" << name << "' has no sample arguments in tests/cpp/quantum/registry_audit_test.cpp";
       continue;
     }
-    auto r = check_op(op, it->second);
-    EXPECT_TRUE(r.ok) << name << ": " << r.summary();
-    if (op.once_differentiable)
-      EXPECT_NE(r.summary().find("a second derivative raised as declared"), std::string::npos) << r.summary();
+    for (const Values& args : it->second) {
+      auto r = check_op(op, args);
+      EXPECT_TRUE(r.ok) << name << ": " << r.summary();
+      if (op.once_differentiable)
+        EXPECT_NE(r.summary().find("a second derivative raised as declared"), std::string::npos) << r.summary();
+    }
     ++checked;
   }
-  EXPECT_EQ(checked, 7);
+  EXPECT_EQ(checked, static_cast<int>(samples.size()));
 }

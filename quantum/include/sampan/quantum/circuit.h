@@ -106,6 +106,10 @@ void simulate(const double* params, const std::vector<Gate>& gates, const std::v
               int n_qubits, complex128* out);
 /// <psi|H|psi>.
 double expectation_value(const complex128* psi, const std::vector<PauliTerm>& h, int n_qubits);
+/// d Re<cotangent, psi(params)>/dparams (<a, b> = sum conj(a) b) by the adjoint method: the vjp
+/// of the state for a complex cotangent [2^n]; written into grad (n_params entries).
+void statevector_vjp(const double* params, int64_t n_params, const std::vector<Gate>& gates,
+                     const std::vector<double>& constants, int n_qubits, const complex128* cotangent, double* grad);
 /// dE/dparams by the adjoint method (two state copies besides `scratch` use), written into grad
 /// (n_params entries, zeroed first).
 void adjoint_gradient(const double* params, int64_t n_params, const std::vector<Gate>& gates,
