@@ -41,3 +41,23 @@ struct TempDir {
     if (!std::filesystem::exists(path)) GTEST_SKIP() << "data not found: " << (path) \
                                                      << " (set SAMPAN_DEEPMD_DATA)";  \
   } while (0)
+
+#include "sampan/deepmd/extended_system.h"
+#include "sampan/ops.h"
+
+namespace deepmd_test {
+
+/// The extended system's arrays as tensors for the ops: coord float64 [nall, 3], atype and
+/// nlist int64.
+struct ExtTensors {
+  sampan::Tensor coord, atype, nlist, mapping;
+};
+inline ExtTensors to_tensors(const sampan::deepmd::ExtendedSystem& ext) {
+  using namespace sampan;
+  std::vector<double> types(ext.types.begin(), ext.types.end()), nl(ext.nlist.begin(), ext.nlist.end()),
+      map(ext.mapping.begin(), ext.mapping.end());
+  return {from_vector(ext.coord, {ext.nall, 3}), cast(from_vector(types, {ext.nall}), DType::Int64),
+          cast(from_vector(nl, {ext.nloc, ext.nnei}), DType::Int64), cast(from_vector(map, {ext.nall}), DType::Int64)};
+}
+
+}  // namespace deepmd_test

@@ -1,0 +1,92 @@
+// The registry audit for deepmd_bridge: every op of namespace `deepmd` (except the MD ops deepmd::lj_*,
+// audited in md_ops_audit_test.cpp) has samples here and passes
+// check_op (shape function, first- and second-order finite differences in float64, float32 sweep,
+// determinism). prod_env_mat_a is once differentiable: check_op verifies its first derivatives
+// (through all three outputs, the em_deriv one by the analytic Hessian) and that a second raises.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "deepmd_test_util.h"
+#include "sampan/ops.h"
+#include "sampan/testing/check_op.h"
+#include "test_util.h"
+
+using namespace sampan;
+
+extern "C" int sampan_deepmd_bridge_registered();
+
+namespace {
+
+// Six atoms in an open box, two types, sel = [2, 3]: some centres have empty slots (padding),
+// one pair sits inside rcut_smth and several between rcut_smth and rcut.
+struct Sample {
+  Tensor coord, atype, nlist, davg, dstd, net_deriv, em_deriv, rij, grad_virial, grad_atom_virial, grad_force;
+  int64_t nall;
+};
+
+Sample make_sample() {
+  const std::vector<double> xyz = {0.0, 0.0, 0.0,  1.1, 0.2, -0.1, -0.3, 1.4, 0.5,
+                                   2.2, 1.9, 0.4,  0.4, -0.6, 1.7, 3.6, 0.1, 0.9};
+  const std::vector<int64_t> types = {0, 1, 1, 0, 1, 0};
+  auto ext = sampan::deepmd::build_extended_system(xyz.data(), types.data(), 6, nullptr, 3.0, {2, 3});
+  auto t = deepmd_test::to_tensors(ext);
+  Sample s;
+  s.coord = t.coord;
+  s.atype = t.atype;
+  s.nlist = t.nlist;
+  s.nall = ext.nall;
+  const int64_t nloc = ext.nloc, nnei = ext.nnei;
+  s.davg = test::uniform({2, nnei * 4}, -0.1, 0.1, 11);
+  s.dstd = test::uniform({2, nnei * 4}, 0.5, 1.5, 12);
+  s.net_deriv = test::uniform({nloc, nnei * 4}, -1, 1, 13);
+  s.em_deriv = test::uniform({nloc, nnei * 12}, -1, 1, 14);
+  s.rij = test::uniform({nloc, nnei * 3}, -2, 2, 15);
+  s.grad_virial = test::uniform({9}, -1, 1, 16);
+  s.grad_atom_virial = test::uniform({s.nall, 9}, -1, 1, 17);
+  s.grad_force = test::uniform({s.nall, 3}, -1, 1, 18);
+  return s;
+}
+
+}  // namespace
+
+TEST(DeepmdRegistryAudit, EveryDeepmdOpHasSamplesAndPassesCheckOp) {
+  ASSERT_EQ(sampan_deepmd_bridge_registered(), 1);
+  Sample s = make_sample();
+  // the sample really has empty slots and filled ones
+  auto nl = test::values(s.nlist);
+  ASSERT_GT(std::count(nl.begin(), nl.end(), -1.0), 0);
+  ASSERT_GT(std::count_if(nl.begin(), nl.end(), [](double v) { return v >= 0; }), 5);
+  const std::map<std::string, Values> samples = {
+      {"deepmd::prod_env_mat_a", {s.coord, s.atype, s.nlist, s.davg, s.dstd, 3.0, 0.8}},
+      {"deepmd::prod_force_se_a", {s.net_deriv, s.em_deriv, s.nlist, s.nall}},
+      {"deepmd::prod_force_se_a_grad", {s.grad_force, s.em_deriv, s.nlist}},
+      {"deepmd::prod_virial_se_a", {s.net_deriv, s.em_deriv, s.rij, s.nlist, s.nall}},
+      {"deepmd::prod_virial_se_a_grad", {s.grad_virial, s.grad_atom_virial, s.em_deriv, s.rij, s.nlist}},
+  };
+  int checked = 0;
+  for (const auto& name : registered_ops()) {
+    if (name.rfind("deepmd::", 0) != 0) continue;
+    if (name.rfind("deepmd::lj_", 0) == 0) continue;  // the MD ops: audited in md_ops_audit_test.cpp
+    const OpSchema& op = find_op(name);
+    EXPECT_TRUE(op.shape_fn) << name;
+    EXPECT_TRUE(op.vjp || op.nondifferentiable) << name;
+    auto it = samples.find(name);
+    if (it == samples.end()) {
+      ADD_FAILURE() << "deepmd op '" << name << "' has no sample arguments in tests/cpp/deepmd_bridge/registry_audit_test.cpp";
+      continue;
+    }
+    CheckOpReport r;
+    try {
+      r = check_op(op, it->second);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << name << " raised: " << e.what();
+      continue;
+    }
+    EXPECT_TRUE(r.ok) << name << ": " << r.summary();
+    if (op.once_differentiable)
+      EXPECT_NE(r.summary().find("a second derivative raised as declared"), std::string::npos) << r.summary();
+    ++checked;
+  }
+  EXPECT_GE(checked, 5);
+}
