@@ -116,7 +116,9 @@ inline Dump read_dump(const std::string& path) {
   Dump d;
   std::ifstream f(path);
   std::string line;
+  bool in_atoms = false;  // between "ITEM: ATOMS" and the next ITEM (box bounds are numbers too)
   while (std::getline(f, line)) {
+    if (line.rfind("ITEM:", 0) == 0) in_atoms = false;
     if (line.rfind("ITEM: TIMESTEP", 0) == 0) {
       std::getline(f, line);
       d.steps.push_back(std::stoll(line));
@@ -130,9 +132,10 @@ inline Dump read_dump(const std::string& path) {
       int ncol = 0;
       while (h >> col) ++ncol;
       d.ncols = ncol - 1;
+      in_atoms = true;
     } else if (line.rfind("ITEM:", 0) == 0) {
       continue;
-    } else if (!d.frames.empty() && d.ncols > 0) {
+    } else if (in_atoms && !d.frames.empty()) {
       std::istringstream row(line);
       double id;
       row >> id;
