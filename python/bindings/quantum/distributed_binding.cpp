@@ -1,0 +1,55 @@
+// sampan Python bindings of the distributed circuit runner (sampan/quantum/distributed.h): used by
+// `sampan quantum run` under mpirun. MPI is initialised on the first call, not at import.
+#include <cstring>
+
+#include "bindings.h"
+#include "sampan/ops.h"
+#include "sampan/quantum/distributed.h"
+
+namespace sampan::python {
+
+namespace {
+
+void init_quantum_distributed(py::module_& m) {
+  m.def("quantum_built_with_mpi", &quantum::built_with_mpi, "Whether sampan_quantum was built with MPI.");
+  m.def("quantum_world", [] {
+    return py::make_tuple(quantum::world_rank(), quantum::world_size());
+  }, "(rank, size) of MPI_COMM_WORLD, initialising MPI if needed ((0, 1) without MPI).");
+  m.def("quantum_run_circuit",
+        [](int64_t n, const std::vector<int64_t>& circuit, const std::vector<double>& params,
+           const std::vector<double>& constants, const std::vector<int64_t>& paulis, const std::vector<double>& coeffs,
+           int64_t shots, uint64_t seed, bool gather_state, int64_t chunk_amps) {
+          quantum::DistributedRun run;
+          {
+            py::gil_scoped_release no_gil;
+            run = quantum::run_circuit(n, circuit, params, constants, paulis, coeffs, shots, seed, gather_state,
+                                       chunk_amps);
+          }
+          py::dict out;
+          out["rank"] = run.rank;
+          out["size"] = run.size;
+          out["expectation"] = run.has_expectation ? py::object(py::float_(run.expectation)) : py::none();
+          py::list counts;
+          for (const auto& [index, count] : run.counts) counts.append(py::make_tuple(index, count));
+          out["counts"] = counts;
+          if (!run.state.empty()) {
+            Tensor t = zeros({static_cast<int64_t>(run.state.size())}, DType::Complex128);
+            std::memcpy(t.data<complex128>(), run.state.data(), run.state.size() * sizeof(complex128));
+            out["state"] = py::cast(t);
+          } else {
+            out["state"] = py::none();
+          }
+          return out;
+        },
+        py::arg("n_qubits"), py::arg("circuit"), py::arg("params"), py::arg("constants"), py::arg("paulis"),
+        py::arg("coeffs"), py::arg("shots") = 0, py::arg("seed") = 0, py::arg("gather_state") = false,
+        py::arg("chunk_amps") = 0,
+        "Runs a circuit over all MPI ranks (one rank without MPI); see sampan/quantum/distributed.h. Returns "
+        "{rank, size, expectation, counts [(index, shots)] (rank 0), state (rank 0, when gather_state)}.");
+}
+
+}  // namespace
+
+SAMPAN_PYTHON_BINDING(quantum_distributed, init_quantum_distributed);
+
+}  // namespace sampan::python

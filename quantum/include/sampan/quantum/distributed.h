@@ -1,0 +1,49 @@
+// sampan quantum: running a circuit on a state vector distributed over MPI ranks.
+//
+// Layout (the scheme of QuEST, shared/reference/quantum.md section 3.2): with 2^k ranks, rank r
+// holds the contiguous chunk of 2^(n-k) amplitudes whose top k index bits equal r. Qubits below
+// n - k are local; the top k qubits select the rank. Gates on local qubits (and any gate whose
+// prefix-qubit part is controls or a diagonal) need no communication; a gate with a target on a
+// prefix qubit first swaps that qubit with a free local one (a pairwise exchange of half the
+// chunk with the partner rank r ^ bit, in messages of at most chunk_amps amplitudes so the extra
+// memory stays bounded), applies locally and swaps back. Gate fusion applies as in one process.
+//
+// Built with MPI (SAMPAN_QUANTUM_HAVE_MPI), run_circuit runs on MPI_COMM_WORLD, initialising
+// MPI on first use (and finalising it at exit) when the caller has not; without MPI it runs as
+// one rank. Every rank must call it with the same arguments.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "sampan/tensor.h"
+
+namespace sampan::quantum {
+
+/// Whether sampan_quantum was built with MPI.
+bool built_with_mpi();
+/// Rank and size of MPI_COMM_WORLD (0 and 1 without MPI); initialises MPI if needed.
+int world_rank();
+int world_size();
+
+struct DistributedRun {
+  int rank = 0, size = 1;
+  bool has_expectation = false;
+  double expectation = 0;                               // <psi|H|psi>, on every rank
+  std::vector<std::pair<uint64_t, int64_t>> counts;     // (basis index, shots), rank 0, by index
+  std::vector<complex128> state;                        // the full state on rank 0 when asked
+};
+
+/// Simulates `circuit` (the encoding of sampan/quantum/circuit.h) from |0...0> over all ranks;
+/// then <H> when `coeffs` is not empty (paulis/coeffs as for quantum::expectation), `shots`
+/// measurements in the computational basis with a seeded generator (the same outcomes for any
+/// number of ranks), and the full state gathered on rank 0 when gather_state. Errors (bad
+/// circuit, a rank count that is not a power of two or too large for n) are thrown on every rank.
+/// chunk_amps: the largest message in amplitudes (0: 2^20).
+DistributedRun run_circuit(int64_t n_qubits, const std::vector<int64_t>& circuit, const std::vector<double>& params,
+                           const std::vector<double>& constants, const std::vector<int64_t>& paulis,
+                           const std::vector<double>& coeffs, int64_t shots, uint64_t seed, bool gather_state,
+                           int64_t chunk_amps = 0);
+
+}  // namespace sampan::quantum

@@ -1,0 +1,47 @@
+// sampan quantum (internal): the distributed state vector (see sampan/quantum/distributed.h for
+// the layout and the communication scheme).
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "distributed/comm.h"
+#include "gate_apply.h"
+#include "sampan/quantum/circuit.h"
+
+namespace sampan::quantum::distributed {
+
+class DistributedState {
+ public:
+  /// |0...0> on n qubits over comm's ranks (a power of two, at most 2^(n-1)). chunk_amps bounds
+  /// each message (and the two exchange buffers) in amplitudes.
+  DistributedState(int n_qubits, const Comm& comm, int64_t chunk_amps = int64_t(1) << 20);
+  int n_qubits() const { return n_; }
+  int n_local() const { return n_local_; }
+  const std::vector<complex128>& local() const { return local_; }
+
+  /// Applies every gate (fused when fusion is on) of a decoded circuit.
+  void apply_circuit(const std::vector<Gate>& gates, const double* params, const std::vector<double>& constants);
+  /// A matrix on `targets` where the bits of cmask are set (`fast`: apply as gate g's fast path).
+  void apply(const Resolved& r, const Gate* g);
+  /// <psi|H|psi>, the same on every rank.
+  double expectation(const std::vector<PauliTerm>& h) const;
+  /// `shots` computational-basis outcomes (index, count) on rank 0, sorted by index; the same
+  /// outcomes for any number of ranks given the seed.
+  std::vector<std::pair<uint64_t, int64_t>> sample(int64_t shots, uint64_t seed) const;
+  /// The full state on rank 0 (empty elsewhere).
+  std::vector<complex128> gather() const;
+
+ private:
+  void swap_with_local(int prefix_qubit, int local_qubit);
+  int rank_bit(int prefix_qubit) const { return (comm_.rank() >> (prefix_qubit - n_local_)) & 1; }
+
+  int n_, n_local_;
+  const Comm& comm_;
+  int64_t chunk_;
+  std::vector<complex128> local_;
+  mutable std::vector<complex128> send_, recv_;
+};
+
+}  // namespace sampan::quantum::distributed
