@@ -8,3 +8,4 @@ from . import metrics, models
 from ._native import available as native_available
 from .data import DataLoader, GraphBatch, MoleculeDataset, load_dataset, read_dataset
 from .featurize import FEATURIZERS, feature_sizes, featurize, featurizer_spec, smiles2graph
+from .draw import draw_grid_svg, draw_svg
