@@ -131,6 +131,14 @@ def test_qaoa_finds_the_brute_force_max_cut(name):
     assert np.dot(result.probabilities, qml.cut_values(n, edges, w)) == pytest.approx(result.expected_cut, abs=1e-9)
 
 
+def test_qaoa_depth_one_on_a_ring_gives_three_quarters_per_edge():
+    # Farhi, Goldstone, Gutmann, arXiv:1411.4028, "ring of disagrees": at p = 1 the optimal
+    # <C> of a triangle-free 2-regular graph is 3/4 per edge. The 5-ring: 3.75 of max cut 4.
+    n, edges, _, _ = GRAPHS["pentagon"]
+    result = qml.qaoa_maxcut(n, edges, depth=1, steps=300, restarts=4, seed=1)
+    assert result.expected_cut == pytest.approx(0.75 * len(edges), abs=1e-4)
+
+
 def test_qaoa_circuit_matches_numpy_and_gradient_reaches_gamma():
     n, edges, w = 4, [(0, 1), (1, 2), (2, 3), (0, 3), (0, 2)], [1.0, 2.0, 0.5, 1.5, 1.0]
     g, b = np.array([0.4, 0.9]), np.array([0.7, 0.2])
@@ -219,3 +227,41 @@ def test_kernel_classifier_errors():
         qml.QuantumKernelClassifier().fit(np.zeros((3, 2)), [0, 1])
     with pytest.raises(ValueError, match="2-D"):
         qml.feature_states(np.zeros(3))
+
+
+# ---- H2 at other bond lengths (integrals computed by sampan) --------------------------------------
+def test_computed_sto3g_integrals_match_published_tables():
+    # Szabo & Ostlund, Modern Quantum Chemistry, section 3.5.2 (R = 1.4 bohr, 4 decimals).
+    ints = chemistry.h2_sto3g_integrals(1.4)
+    published = {"S": 0.6593, "h11": -1.2528, "h22": -0.4756, "J11": 0.6746, "J22": 0.6975, "J12": 0.6636, "K12": 0.1813}
+    for key, value in published.items():
+        assert ints[key] == pytest.approx(value, abs=6e-5), key
+    # Whitfield et al. 2011, Table 1 (R = 1.401 bohr, 6 decimals).
+    ints = chemistry.h2_sto3g_integrals(chemistry.H2_BOND_BOHR)
+    for key, value in chemistry.H2_STO3G_INTEGRALS.items():
+        assert ints[key] == pytest.approx(value, abs=1e-6), key
+    with pytest.raises(ValueError, match="must be > 0 bohr"):
+        chemistry.h2_sto3g_integrals(0.0)
+
+
+def test_hamiltonian_from_integrals_reproduces_the_published_one_and_dissociates_correctly():
+    H = chemistry.h2_hamiltonian_from_integrals(chemistry.H2_STO3G_INTEGRALS, chemistry.H2_NUCLEAR_REPULSION)
+    np.testing.assert_allclose(H.matrix(4), chemistry.h2_sto3g().matrix(4), atol=1e-12)
+    at_eq = np.linalg.eigvalsh(chemistry.h2_sto3g_at(chemistry.H2_BOND_ANGSTROM).matrix(4))[0]
+    assert at_eq == pytest.approx(-1.13727, abs=2e-5)
+    # Far apart, full CI gives two STO-3G hydrogen atoms: 2 x (-0.466582) hartree (Szabo &
+    # Ostlund, STO-3G energy of H); restricted Hartree-Fock does not (it dissociates wrongly).
+    H_far = chemistry.h2_sto3g_at(6.0).matrix(4)
+    assert np.linalg.eigvalsh(H_far)[0] == pytest.approx(2 * -0.466582, abs=2e-5)
+    assert np.real(H_far[3, 3]) > 2 * -0.466582 + 0.1
+
+
+def test_vqe_reaches_chemical_accuracy_on_a_stretched_bond():
+    # At 2.0 Å Hartree-Fock is off by over 100 mHa (static correlation); UCCD still is exact.
+    H = chemistry.h2_sto3g_at(2.0)
+    M = H.matrix(4)
+    exact = np.linalg.eigvalsh(M)[0]
+    assert np.real(M[3, 3]) - exact > 0.1
+    c = chemistry.h2_double_excitation_ansatz(Circuit(4, seed=1))
+    result = qml.vqe(H, c, steps=200, lr=0.1)
+    assert abs(result.energy - exact) < CHEMICAL_ACCURACY
