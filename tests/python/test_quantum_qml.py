@@ -172,6 +172,21 @@ def test_qaoa_circuit_matches_numpy_and_gradient_reaches_gamma():
     assert np.abs(beta.grad.numpy()).max() > 0
 
 
+def test_interp_initialisation_and_warm_start():
+    np.testing.assert_allclose(qml.interp_angles([0.4]), [0.4, 0.4])
+    np.testing.assert_allclose(qml.interp_angles([0.2, 0.6]), [0.2, 0.4, 0.6])
+    np.testing.assert_allclose(qml.interp_angles([0.3, 0.6, 0.9]), [0.3, 0.5, 0.7, 0.9])
+    # Warm-started depth 2 from the depth-1 optimum is at least as good as depth 1 (a depth-2
+    # circuit with the INTERP angles already beats depth 1 before training, Zhou et al. 2020).
+    n, edges, _, _ = GRAPHS["wagner8"]
+    r1 = qml.qaoa_maxcut(n, edges, depth=1, steps=200, restarts=2, seed=0)
+    init = (qml.interp_angles(r1.gamma), qml.interp_angles(r1.beta))
+    r2 = qml.qaoa_maxcut(n, edges, depth=2, steps=100, restarts=1, seed=0, initial=init)
+    assert r2.expected_cut > r1.expected_cut + 0.3
+    with pytest.raises(ValueError, match="initial must be \\(gamma, beta\\) with 2 angles"):
+        qml.qaoa_maxcut(n, edges, depth=2, initial=([0.1], [0.2]))
+
+
 def test_qaoa_graph_errors():
     with pytest.raises(ValueError, match="edge 1 = \\(1, 1\\)"):
         qml.maxcut_hamiltonian(3, [(0, 1), (1, 1)])

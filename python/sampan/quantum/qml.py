@@ -146,17 +146,40 @@ class QAOAResult:
     history: list = field(default_factory=list)   # <C> per step of the best restart
 
 
-def qaoa_maxcut(n_nodes, edges, weights=None, depth=3, steps=150, lr=0.05, restarts=4, shots=256, seed=0):
+def interp_angles(angles):
+    """INTERP initialisation for depth p + 1 from optimal depth-p angles (Zhou, Wang, Choi,
+    Pichler, Lukin, Phys. Rev. X 10, 021067 (2020), Eq. B1): a'_i = (i - 1)/p a_{i-1} +
+    (p - i + 1)/p a_i for i = 1 .. p + 1, with a_0 = a_{p+1} = 0."""
+    a = np.asarray(angles, dtype=np.float64).reshape(-1)
+    p = a.size
+    if p == 0:
+        raise ValueError("interp_angles: needs at least one angle")
+    padded = np.concatenate([[0.0], a, [0.0]])
+    i = np.arange(1, p + 2)
+    return (i - 1) / p * padded[i - 1] + (p - i + 1) / p * padded[i]
+
+
+def qaoa_maxcut(n_nodes, edges, weights=None, depth=3, steps=150, lr=0.05, restarts=4, shots=256, seed=0,
+                initial=None):
     """QAOA of the given depth for MaxCut, trained with Adam from `restarts` seeded random starts
     (gamma, beta uniform in [0, pi/2)); the restart with the largest <C> is kept and checked
-    against brute force."""
+    against brute force. ``initial``: (gamma, beta) of `depth` angles each, used as the first
+    start (e.g. ``interp_angles`` of a depth - 1 result) in place of a random one."""
     edges, w = _check_graph(n_nodes, edges, weights, "qaoa_maxcut")
     ham = maxcut_hamiltonian(n_nodes, edges, w)
     rng = np.random.default_rng(seed)
+    if initial is not None:
+        initial = [np.asarray(a, dtype=np.float64).reshape(-1) for a in initial]
+        if len(initial) != 2 or any(a.size != depth for a in initial):
+            raise ValueError(f"qaoa_maxcut: initial must be (gamma, beta) with {depth} angles each, got sizes "
+                             f"{[a.size for a in initial]}")
     best = None
-    for _ in range(restarts):
-        gamma = sp.tensor(rng.uniform(0, math.pi / 2, depth), requires_grad=True)
-        beta = sp.tensor(rng.uniform(0, math.pi / 2, depth), requires_grad=True)
+    for restart in range(restarts):
+        g0, b0 = rng.uniform(0, math.pi / 2, depth), rng.uniform(0, math.pi / 2, depth)
+        if restart == 0 and initial is not None:
+            g0, b0 = initial
+        gamma = sp.tensor(g0.copy(), requires_grad=True)
+        beta = sp.tensor(b0.copy(), requires_grad=True)
         opt = sp.optim.Adam([gamma, beta], lr=lr)
         history = []
         for _ in range(steps):
