@@ -196,3 +196,45 @@ def _progress(iterable, enabled, description):
     except ImportError:
         return iterable
     return tqdm(iterable, desc=description, leave=False)
+
+
+def default_metric(dataset):
+    """'roc_auc' when every present label is 0 or 1, else 'rmse'."""
+    labels = np.asarray(dataset.y)[np.asarray(dataset.y_mask)]
+    return "roc_auc" if labels.size and np.isin(labels, (0.0, 1.0)).all() else "rmse"
+
+
+def finetune_dataset(dataset, split="scaffold", seeds=(0, 1, 2), epochs=100, batch_size=32, lr=1e-3, metric=None,
+                     num_layers=5, emb_dim=300, conv="gin", jk="last", pool="mean", dropout=0.5, encoder_path=None,
+                     progress=False, max_batches=None, eval_batch_size=256):
+    """Hu et al.'s fine-tuning protocol on a MoleculeDataset (sampan.helix.data): split (the
+    deterministic scaffold split by default; a seeded split uses seed 0 for every run so that all
+    seeds see the same molecules), one run per seed, test at the best-validation epoch as mean +-
+    std. encoder_path: a pretrained encoder (sampan helix pretrain) to start from.
+    Returns (summary dict, best model)."""
+    from .split import split_dataset
+    from .data import DataLoader
+    (train, valid, test), indices = split_dataset(dataset, split, 0)
+    if min(len(train), len(valid), len(test)) == 0:
+        raise ValueError(f"the {split} split of {len(dataset)} molecules left a part empty "
+                         f"({len(train)}/{len(valid)}/{len(test)})")
+    metric = metric or default_metric(dataset)
+    config = dict(num_tasks=dataset.num_tasks, featurizer=dataset.featurizer, num_layers=num_layers, emb_dim=emb_dim,
+                  conv=conv, jk=jk, pool=pool, dropout=dropout)
+    encoder_state, provenance = None, None
+    if encoder_path is not None:
+        from .pretrain import check_encoder_fits, load_encoder_payload
+        payload = load_encoder_payload(encoder_path)
+        check_encoder_fits(payload, config, encoder_path)
+        encoder_state, provenance = payload["state"], payload.get("provenance", {})
+
+    def loaders(seed):
+        return (DataLoader(train, batch_size, shuffle=True, seed=seed), DataLoader(valid, eval_batch_size),
+                DataLoader(test, eval_batch_size))
+
+    summary, best = finetune_seeds(loaders, config, seeds, epochs, lr, metric, encoder_state, progress, max_batches)
+    summary.update(split=split, split_sizes=[len(train), len(valid), len(test)], batch_size=batch_size,
+                   molecules=len(dataset), tasks=dataset.num_tasks, featurizer=dataset.featurizer,
+                   pretrained=None if encoder_path is None else {"path": str(encoder_path), "provenance": provenance},
+                   split_indices={k: v.tolist() for k, v in zip(("train", "valid", "test"), indices)})
+    return summary, best
