@@ -151,3 +151,14 @@ def test_learned_two_to_one_reaches_dejmps_on_s_state():
     assert history[-1] > history[0] + 0.3
     assert final.fidelity.item() >= dejmps_f - 1e-6
     assert 0 < final.success_probability.item() <= 1
+
+
+def test_learned_four_to_one_beats_nested_dejmps_on_isotropic_07():
+    # Issue 4's required result at a short training (the full run is scripts/locc_distillation.py):
+    # four copies of the isotropic p = 0.7 state, nested DEJMPS F = 0.9248.
+    iso = qs.isotropic_state(0.7)
+    proto = qd.LearnedDistillation(4, ansatz="block", depth=2, seed=0)
+    history = proto.train(iso, steps=60, lr=0.05)
+    res = proto.run_fast(iso)
+    assert history[0] < 0.5
+    assert res.fidelity.item() > qd.dejmps(iso, rounds=2).fidelity.item()
