@@ -12,6 +12,10 @@ bit), so ``circuit.state()[i]`` is the amplitude of |q_{n-1} ... q_1 q_0> with i
     e.backward(); c.parameters.grad
 
 The simulation runs in the C++ ops ``sp.ops.quantum.expectation`` / ``statevector``.
+Noise channels (``c.depolarizing(0.05)``, ``c.amplitude_damping(g, 0)``, ``c.kraus_repr(ks, [0, 1])``
+...) make the circuit run on density matrices (``dm_expectation`` / ``density_matrix`` ops, adjoint
+gradients through channels); ``c.probabilities()``, ``c.sample(shots, seed=...)`` and
+``c.measure(qubits, outcome)`` work on both; ``DensityMatrix`` wraps a mixed state.
 
 Submodules in pure Python over sp tensors (differentiable): ``states`` (Bell, GHZ, W, Werner,
 S/R-states, Bell-diagonal, seeded random states and Haar unitaries), ``info`` (partial trace and
@@ -20,8 +24,9 @@ transpose, fidelity, trace distance, entropies, negativity, PPT, Schmidt decompo
 branches) and ``distillation`` (BBPSSW, DEJMPS, LOCCNet-style learned protocols).
 """
 from .circuit import Circuit, OPCODES
+from .noise import CHANNEL_OPCODES, DensityMatrix
 from .hamiltonian import Hamiltonian
 from . import chemistry, qml  # VQE (H2), QAOA (MaxCut), quantum kernels
 from . import distillation, info, locc, matrices, states
 
-__all__ = ["Circuit", "Hamiltonian", "OPCODES", "chemistry", "distillation", "info", "locc", "matrices", "qml", "states"]
+__all__ = ["Circuit", "DensityMatrix", "CHANNEL_OPCODES", "Hamiltonian", "OPCODES", "chemistry", "distillation", "info", "locc", "matrices", "qml", "states"]

@@ -14,6 +14,7 @@ import numpy as np
 import sampan as sp
 
 from .hamiltonian import Hamiltonian
+from .noise import CHANNEL_OPCODES, NoiseMixin, encode_channel
 
 # Must match quantum/include/sampan/quantum/circuit.h: (name, opcode, n_qubits, n_params).
 _GATES = [("h", 1, 0), ("x", 1, 0), ("y", 1, 0), ("z", 1, 0), ("s", 1, 0), ("sdg", 1, 0), ("t", 1, 0),
@@ -25,8 +26,9 @@ OPCODES = {name: i for i, (name, _, _) in enumerate(_GATES)}
 _ARITY = {name: (nq, npar) for name, nq, npar in _GATES}
 
 
-class Circuit:
-    """A circuit on ``n_qubits`` qubits (qubit 0 is the least significant bit of the state index)."""
+class Circuit(NoiseMixin):
+    """A circuit on ``n_qubits`` qubits (qubit 0 is the least significant bit of the state index).
+    Noise channels, density matrices and measurement: see noise.py (NoiseMixin)."""
 
     def __init__(self, n_qubits, seed=0):
         if not isinstance(n_qubits, numbers.Integral) or not 1 <= n_qubits <= 60:
@@ -389,8 +391,14 @@ class Circuit:
             params = pieces[0]
         else:
             params = sp.concat(pieces, 0)
+        def slot(r):
+            return r[1] if r[0] == "own" else offsets[r[1]] + r[2] if r[0] == "ext" else -r[1] - 1
+
         enc = []
         for name, qubits, refs in self._gates:
+            if name in CHANNEL_OPCODES:
+                enc.extend(encode_channel(name, qubits, refs, slot))
+                continue
             enc.append(OPCODES[name])
             if name == "unitary":  # [op, n_controls, k, controls..., targets..., offset]
                 _, nc, k, offset = refs[0]
@@ -406,16 +414,12 @@ class Circuit:
                     enc.append(-r[1] - 1)
         return params, enc, list(self._constants)
 
-    def expectation(self, hamiltonian):
-        """<psi|H|psi> as a float64 sp scalar, differentiable (adjoint method) in every angle tensor."""
-        if not isinstance(hamiltonian, Hamiltonian):
-            hamiltonian = Hamiltonian(hamiltonian)
-        params, enc, consts = self._encode()
-        paulis, coeffs = hamiltonian.encode(self.n_qubits)
-        return sp.ops.quantum.expectation(params, enc, consts, self.n_qubits, paulis, coeffs)
+    # expectation(h, density_matrix=None), density_matrix(), probabilities(), sample(), measure():
+    # see NoiseMixin (noise.py).
 
     def state(self):
-        """The state circuit|0...0> as a complex128 sp tensor [2^n] (not differentiable yet)."""
+        """The state circuit|0...0> as a complex128 sp tensor [2^n], differentiable (adjoint method).
+        A circuit with noise channels has no state vector: use density_matrix()."""
         params, enc, consts = self._encode()
         return sp.ops.quantum.statevector(params, enc, consts, self.n_qubits)
 
@@ -482,6 +486,9 @@ class Circuit:
     def _cells(self, name, qubits, refs, value, decimals):
         """{qubit: label} of one gate for the diagram."""
         n_ctrl = refs[0][1] if name == "unitary" else self._CONTROLS.get(name, 0)
+        if name in CHANNEL_OPCODES:  # e.g. AMPLITUDE_DAMPING(0.10), KRAUS_REPR on every qubit it spans
+            n_ctrl = 0
+            refs = () if refs and refs[0][0] == "mat" else refs
         label = self._TARGET_LABEL.get(name, name.upper())
         if name != "unitary" and refs:
             label += "(" + ",".join(f"{value(r):.{decimals}f}" for r in refs) + ")"
