@@ -38,6 +38,7 @@ void ensure_mpi_initialised() {
 }
 
 Comm::Comm(MPI_Comm comm) : comm_(comm) {
+  if (comm_ == MPI_COMM_NULL) return;  // single(): rank 0 of 1, no MPI calls
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
 }
@@ -49,7 +50,13 @@ Comm::Comm() {
   MPI_Comm_size(comm_, &size_);
 }
 
+Comm Comm::single() { return Comm(MPI_COMM_NULL); }
+
 void Comm::sendrecv(const double* send, double* recv, int64_t count, int partner) const {
+  if (comm_ == MPI_COMM_NULL) {
+    std::memcpy(recv, send, static_cast<size_t>(count) * sizeof(double));
+    return;
+  }
   for (int64_t s = 0; s < count; s += kMaxCount) {
     const int c = static_cast<int>(std::min(kMaxCount, count - s));
     check(MPI_Sendrecv(send + s, c, MPI_DOUBLE, partner, 7, recv + s, c, MPI_DOUBLE, partner, 7, comm_,
@@ -59,16 +66,19 @@ void Comm::sendrecv(const double* send, double* recv, int64_t count, int partner
 }
 
 void Comm::allreduce_sum(double* values, int count) const {
+  if (comm_ == MPI_COMM_NULL) return;
   check(MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
 }
 
 std::vector<double> Comm::allgather(double value) const {
+  if (comm_ == MPI_COMM_NULL) return {value};
   std::vector<double> out(static_cast<size_t>(size_));
   check(MPI_Allgather(&value, 1, MPI_DOUBLE, out.data(), 1, MPI_DOUBLE, comm_), "MPI_Allgather");
   return out;
 }
 
 void Comm::broadcast(std::vector<double>& values, int root) const {
+  if (comm_ == MPI_COMM_NULL) return;
   int64_t n = static_cast<int64_t>(values.size());
   check(MPI_Bcast(&n, 1, MPI_INT64_T, root, comm_), "MPI_Bcast");
   values.resize(static_cast<size_t>(n));
@@ -79,6 +89,7 @@ void Comm::broadcast(std::vector<double>& values, int root) const {
 
 std::vector<std::pair<uint64_t, int64_t>> Comm::gather_pairs(const std::vector<std::pair<uint64_t, int64_t>>& local,
                                                             int root) const {
+  if (comm_ == MPI_COMM_NULL) return local;
   std::vector<int64_t> flat;
   for (const auto& p : local) flat.insert(flat.end(), {static_cast<int64_t>(p.first), p.second});
   int mine = static_cast<int>(flat.size());
@@ -95,6 +106,10 @@ std::vector<std::pair<uint64_t, int64_t>> Comm::gather_pairs(const std::vector<s
 }
 
 void Comm::gather(const double* local, int64_t count, double* out, int root) const {
+  if (comm_ == MPI_COMM_NULL) {
+    std::memcpy(out, local, static_cast<size_t>(count) * sizeof(double));
+    return;
+  }
   SAMPAN_CHECK(count <= kMaxCount, ValueError, "quantum (MPI): gathering ", count,
                " doubles per rank exceeds the single-message limit ", kMaxCount);
   check(MPI_Gather(local, static_cast<int>(count), MPI_DOUBLE, out, static_cast<int>(count), MPI_DOUBLE, root, comm_),
@@ -105,6 +120,7 @@ void Comm::gather(const double* local, int64_t count, double* out, int root) con
 
 void ensure_mpi_initialised() {}
 Comm::Comm() = default;
+Comm Comm::single() { return Comm(); }
 void Comm::sendrecv(const double* send, double* recv, int64_t count, int) const {
   std::memcpy(recv, send, static_cast<size_t>(count) * sizeof(double));
 }

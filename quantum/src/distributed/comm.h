@@ -18,6 +18,8 @@ class Comm {
   explicit Comm(MPI_Comm comm);
 #endif
   Comm();  // MPI_COMM_WORLD with MPI (initialised on demand), a single rank otherwise
+  /// One rank that never calls MPI (a run outside mpirun needs no MPI initialisation).
+  static Comm single();
   int rank() const { return rank_; }
   int size() const { return size_; }
   /// Exchanges `count` doubles with `partner` (send and receive buffers of that size).
@@ -36,7 +38,7 @@ class Comm {
 
  private:
 #ifdef SAMPAN_QUANTUM_HAVE_MPI
-  MPI_Comm comm_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
 #endif
   int rank_ = 0, size_ = 1;
 };

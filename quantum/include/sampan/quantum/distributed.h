@@ -40,10 +40,11 @@ struct DistributedRun {
 /// measurements in the computational basis with a seeded generator (the same outcomes for any
 /// number of ranks), and the full state gathered on rank 0 when gather_state. Errors (bad
 /// circuit, a rank count that is not a power of two or too large for n) are thrown on every rank.
-/// chunk_amps: the largest message in amplitudes (0: 2^20).
+/// chunk_amps: the largest message in amplitudes (0: 2^20). use_mpi = false: one process, no
+/// MPI call at all (the same results as any number of ranks).
 DistributedRun run_circuit(int64_t n_qubits, const std::vector<int64_t>& circuit, const std::vector<double>& params,
                            const std::vector<double>& constants, const std::vector<int64_t>& paulis,
                            const std::vector<double>& coeffs, int64_t shots, uint64_t seed, bool gather_state,
-                           int64_t chunk_amps = 0);
+                           int64_t chunk_amps = 0, bool use_mpi = true);
 
 }  // namespace sampan::quantum
