@@ -4,3 +4,4 @@ Units throughout: energy eV, length Å, force eV/Å, virial eV, mass amu, time p
 in fs). The ops live in ``sp.ops.deepmd``.
 """
 from .data import System, load_system  # noqa: F401
+from . import md  # noqa: F401,E402  (molecular dynamics: sp.deepmd.md)

@@ -1,0 +1,124 @@
+"""sampan.deepmd.md: MD from Python with C++ and Python potentials (incl. the LJ op)."""
+import numpy as np
+import pytest
+
+import sampan as sp
+from sampan.deepmd import md
+
+EPS = [[0.0104, 0.0120], [0.0120, 0.0150]]
+SIGMA = [[3.40, 3.30], [3.30, 3.20]]
+
+
+def fcc(n, a, tilt=(0.0, 0.0, 0.0), jitter=0.2, seed=0, two_types=True):
+    """n^3 fcc cells (lattice a, Å) in a restricted triclinic box, jittered."""
+    rng = np.random.default_rng(seed)
+    L = n * a
+    cell = np.array([[L, 0, 0], [tilt[0], L, 0], [tilt[1], tilt[2], L]])
+    basis = np.array([[0, 0, 0], [0.5, 0.5, 0], [0.5, 0, 0.5], [0, 0.5, 0.5]])
+    frac = np.array([(np.array([i, j, k]) + b) / n for i in range(n) for j in range(n) for k in range(n)
+                     for b in basis])
+    x = frac @ cell + rng.uniform(-jitter, jitter, size=frac.shape)
+    types = np.array([1 if two_types and i % 3 == 0 else 0 for i in range(len(x))])
+    return x, types, md.box(cell)
+
+
+def test_neighbor_list_matches_numpy_brute_force():
+    x, _, box = fcc(2, 5.0, tilt=(1.0, -0.5, 0.4), seed=1)
+    nl = md.neighbor_list(x, box, 4.0)
+    cell = np.asarray(box.cell).reshape(3, 3)
+    # Brute force over images -2..2 (heights are ~10 Å, rcut 4 Å).
+    found = set()
+    rng = range(-2, 3)
+    for i in range(len(x)):
+        for j in range(len(x)):
+            for n in [(a, b, c) for a in rng for b in rng for c in rng]:
+                if i == j and n == (0, 0, 0):
+                    continue
+                d = x[j] - x[i] + np.array(n) @ cell
+                if d @ d < 16.0:
+                    found.add((i, j, n))
+    ours = set()
+    for i in range(len(x)):
+        for p in range(nl["offsets"][i], nl["offsets"][i + 1]):
+            ours.add((i, int(nl["neighbors"][p]), tuple(int(v) for v in nl["shifts"][p])))
+            d = x[nl["neighbors"][p]] - x[i] + nl["shifts"][p] @ cell
+            np.testing.assert_allclose(nl["vectors"][p], d, atol=1e-12)
+    assert ours == found and len(found) > 100
+
+
+def test_lj_op_potential_agrees_with_cpp_lennard_jones():
+    x, types, box = fcc(2, 5.26, tilt=(0.8, 0.4, -0.6), seed=2)
+    cpp = md.LennardJones(EPS, SIGMA, rcut=6.5)
+    op = md.LjOpPotential(EPS, SIGMA, rcut=6.5)
+    e1, f1, w1 = md.evaluate(cpp, x, types, box)
+    e2, f2, w2 = md.evaluate(op, x, types, box)
+    assert abs(e1) > 0.1
+    assert abs(e1 - e2) < 1e-10
+    np.testing.assert_allclose(f2, f1, atol=1e-10)
+    np.testing.assert_allclose(w2, w1, atol=1e-10)
+    assert abs(np.trace(w1)) > 1e-3
+
+
+def test_nve_with_python_potential_follows_the_cpp_trajectory_and_writes_h5md(tmp_path):
+    x, types, box = fcc(2, 5.26, seed=3)
+    states = []
+    # Shifted: the unshifted energy jumps by u(rcut) whenever a pair crosses the cutoff.
+    for name, pot in (("cpp", md.LennardJones(EPS, SIGMA, rcut=6.5, shift=True, skin=1.0)),
+                      ("op", md.LjOpPotential(EPS, SIGMA, rcut=6.5, shift=True))):
+        s = md.State(x, types, masses=[39.948, 83.798], box=box)
+        s.initialize_velocities(150.0, seed=4)
+        np.testing.assert_allclose(s.total_momentum(), 0.0, atol=1e-10)
+        path = tmp_path / f"{name}.h5"
+        th = md.run(s, pot, md.VelocityVerlet(dt_fs=2.0), steps=20, thermo_every=5, trajectory=path,
+                    trajectory_every=10, type_names=["Ar", "Kr"])
+        states.append((s, th, path))
+    (a, tha, pa), (b, thb, pb) = states
+    # The same dynamics from the same start: only summation order differs.
+    np.testing.assert_allclose(b.positions, a.positions, atol=1e-10)
+    np.testing.assert_allclose(thb["etotal"], tha["etotal"], atol=1e-10)
+    assert list(tha["step"]) == [0, 5, 10, 15, 20]
+    assert np.ptp(tha["etotal"]) < 1e-5 * len(x)  # NVE: energy conserved over 40 fs
+    traj = md.read_h5md(pa)
+    assert list(traj["step"]) == [0, 10, 20]
+    np.testing.assert_array_equal(traj["position"][-1], a.positions)
+    assert traj["type_names"] == ["Ar", "Kr"] and traj["boundary"] == ["periodic"] * 3
+    np.testing.assert_allclose(traj["observables"]["total_energy"], tha["etotal"][::2])
+    xyz = tmp_path / "t.xyz"
+    md.h5md_to_extxyz(pa, xyz)
+    lines = xyz.read_text().splitlines()
+    assert len(lines) == 3 * (len(x) + 2) and lines[2].split()[0] in ("Ar", "Kr")
+
+
+def test_nose_hoover_from_python_reaches_the_target_temperature():
+    x, types, box = fcc(3, 5.8, jitter=0.2, seed=5, two_types=False)
+    s = md.State(x, types, masses=[39.948], box=box)
+    s.initialize_velocities(50.0, seed=6)
+    lj = md.LennardJones(0.0104, 3.40, rcut=8.5, shift=True, skin=1.0)
+    th = md.run(s, lj, md.NoseHooverChain(dt_fs=5.0, temperature=150.0, tau_fs=250.0), steps=1500,
+                thermo_every=10)
+    mean = th["temperature"][len(th["temperature"]) // 3:].mean()
+    assert abs(mean - 150.0) < 10.0  # 108 atoms: about 14 % per-sample fluctuation
+    assert np.ptp(th["conserved"]) / len(x) < 2e-4
+
+
+def test_python_potential_errors_are_clear():
+    class Broken(md.Potential):
+        def compute(self, positions, types, box):
+            return 0.0, np.zeros((len(positions), 2)), None
+
+        def cutoff(self):
+            return 3.0
+
+        def ntypes(self):
+            return 1
+
+    x, types, box = fcc(1, 5.0, seed=7, two_types=False)
+    s = md.State(x, types, masses=[1.0], box=box)
+    with pytest.raises(ValueError, match="forces"):
+        md.run(s, Broken(), md.VelocityVerlet(1.0), steps=1)
+    with pytest.raises(ValueError, match="shape"):
+        md.State(np.zeros((4, 2)), [0] * 4, [1.0], box)
+    with pytest.raises(ValueError, match="units"):
+        md.VelocityVerlet(1.0, units="si")
+    with pytest.raises(ValueError, match="symmetric"):
+        md.LennardJones([[1, 2], [3, 4]], 1.0, rcut=2.0)
