@@ -96,6 +96,11 @@ def test_seeded_random_states_and_haar_unitaries():
     a, b = np_(qs.random_state(4, seed=7)), np_(qs.random_state(4, seed=7))
     assert np.array_equal(a, b) and abs(np.linalg.norm(a) - 1) < 1e-14
     assert not np.allclose(a, np_(qs.random_state(4, seed=8)))
+    # Without a seed: the default generator, reproducible through sp.manual_seed.
+    sp.manual_seed(3)
+    first, second = np_(qs.random_state(2)), np_(qs.random_state(2))
+    sp.manual_seed(3)
+    assert np.array_equal(first, np_(qs.random_state(2))) and not np.allclose(first, second)
     u = np_(qs.haar_unitary(3, seed=3))
     assert np.abs(u.conj().T @ u - np.eye(8)).max() < 1e-13
     assert np.array_equal(u, np_(qs.haar_unitary(3, seed=3)))
@@ -228,3 +233,16 @@ def test_gradients_match_finite_differences():
     # Schmidt coefficients of cos(x)|00> + sin(x)|11>: (cos x, sin x) for x < pi/4.
     ket = lambda x: sp.stack([c(sp.cos(x)), c(x * 0), c(x * 0), c(sp.sin(x))])
     assert fd_check(lambda x: qi.schmidt_decompose(ket(x))[0][0], 0.3) == pytest.approx(-math.sin(0.3))
+
+
+def test_bad_inputs_are_clear_errors():
+    with pytest.raises(ValueError, match="power of two"):
+        qi.purity(sp.eye(3, dtype=sp.complex128))
+    with pytest.raises(ValueError, match=r"differ in shape"):
+        qi.trace_distance(qs.werner_state(0.5), qs.completely_mixed_state(3))
+    with pytest.raises(ValueError, match="repeats a qubit"):
+        qi.partial_transpose(qs.werner_state(0.5), [1, 1])
+    with pytest.raises(ValueError, match="give transposed_qubits for an odd number"):
+        qi.negativity(qs.completely_mixed_state(3))
+    with pytest.raises(ValueError, match="proper non-empty subset"):
+        qi.schmidt_decompose(qs.ghz_state(3), [0, 1, 2])

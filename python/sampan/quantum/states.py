@@ -59,7 +59,7 @@ def _generator(seed):
     if isinstance(seed, sp.Generator):
         return seed
     if seed is None:
-        return sp.default_generator()
+        return sp.default_generator
     return sp.Generator(int(seed))
 
 
