@@ -365,7 +365,7 @@ def _warn_dropped(path, errors, invalid):
 
 
 def read_dataset(path, featurizer="ogb", smiles_column=None, label_columns=None, on_bad_row="skip",
-                 num_threads=0, label_properties=None):
+                 num_threads=0, label_properties=None, progress=None):
     """Reads and featurizes `path` (no cache). See load_dataset."""
     path = os.fspath(path)
     if not os.path.exists(path):
@@ -385,7 +385,11 @@ def read_dataset(path, featurizer="ogb", smiles_column=None, label_columns=None,
                                   on_bad_row)
     else:
         table = h.read_smiles_lines(path)
-    graphs = h.featurize_smiles(table["smiles"], featurizer, table["rows"], num_threads)
+    from .featurize import featurize_graphs
+    if progress is not None and hasattr(progress, "reset"):
+        progress.reset(total=len(table["smiles"]))
+    graphs = featurize_graphs(table["smiles"], featurizer, table["rows"], num_threads,
+                              progress=None if progress is None else getattr(progress, "update", progress))
     keep = graphs["source_index"]
     ds = MoleculeDataset.from_graphs(graphs, labels=table["labels"][keep], smiles=[table["smiles"][i] for i in keep],
                                      rows=table["rows"][keep], label_names=table["label_names"], source=path)
@@ -395,7 +399,7 @@ def read_dataset(path, featurizer="ogb", smiles_column=None, label_columns=None,
 
 
 def load_dataset(path, featurizer="ogb", smiles_column=None, label_columns=None, cache=True, cache_dir=None,
-                 on_bad_row="skip", num_threads=0):
+                 on_bad_row="skip", num_threads=0, progress=None):
     """Reads molecules and labels from `path` and featurizes them, through an HDF5 cache.
 
     path:          .csv (a SMILES column and label columns; .csv.gz too), .smi/.txt (one SMILES per
@@ -409,12 +413,14 @@ def load_dataset(path, featurizer="ogb", smiles_column=None, label_columns=None,
                    is reported and rebuilt; writes are atomic.
     on_bad_row:    'skip' (default: bad rows are left out with a warning naming file, row and
                    column) or 'raise'.
+    progress:      None, a tqdm bar (reset to the molecule count, then updated) or a callable
+                   taking the number of molecules done per chunk.
     Invalid SMILES are always skipped with a warning naming their rows; they are listed in
     dataset.invalid.
     """
     path = os.fspath(path)
     if not cache or _input_kind(path) == "h5":
-        return read_dataset(path, featurizer, smiles_column, label_columns, on_bad_row, num_threads)
+        return read_dataset(path, featurizer, smiles_column, label_columns, on_bad_row, num_threads, progress=progress)
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: no such file")
     cache_file, sha, key = cache_path_for(path, featurizer, cache_dir, smiles_column, label_columns)
@@ -428,7 +434,7 @@ def load_dataset(path, featurizer="ogb", smiles_column=None, label_columns=None,
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
             warnings.warn(f"helix: the cache {cache_file} of {path} cannot be used ({error}); rebuilding it",
                           stacklevel=2)
-    dataset = read_dataset(path, featurizer, smiles_column, label_columns, on_bad_row, num_threads)
+    dataset = read_dataset(path, featurizer, smiles_column, label_columns, on_bad_row, num_threads, progress=progress)
     try:
         os.makedirs(os.path.dirname(cache_file), exist_ok=True)
         dataset.save(cache_file, extra={"cache_key": key, "input_sha256": sha, "input_path": os.path.abspath(path)})
