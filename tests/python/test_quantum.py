@@ -322,6 +322,11 @@ def test_circuit_diagram_exact_text():
     assert d.diagram() == ("q0: -RY(1.57)-x-" + "-" * 19 + "-\n"
                            "q1: ----------x-U3(0.10,0.20,-0.30)-")
     assert Circuit(2).diagram() == "q0: -\nq1: -"
+    # Channels: named ones show their parameters, matrix ones only their name.
+    e = Circuit(2).h(0).bit_flip(0.1, 1).kraus_repr([np.eye(4)], [0, 1])
+    # H and BIT_FLIP share column 0 (14 wide: H is centred with 6 dashes left, 7 right).
+    assert e.diagram() == ("q0: -" + "------H-------" + "-KRAUS_REPR-\n"
+                           "q1: -BIT_FLIP(0.10)-KRAUS_REPR-")
 
 
 def test_errors():

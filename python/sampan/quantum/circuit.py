@@ -490,7 +490,7 @@ class Circuit(NoiseMixin):
             n_ctrl = 0
             refs = () if refs and refs[0][0] == "mat" else refs
         label = self._TARGET_LABEL.get(name, name.upper())
-        if name != "unitary" and refs:
+        if refs and refs[0][0] != "mat":  # matrix gates and matrix channels show no numbers
             label += "(" + ",".join(f"{value(r):.{decimals}f}" for r in refs) + ")"
         return {q: ("*" if i < n_ctrl else label) for i, q in enumerate(qubits)}
 
