@@ -1,0 +1,188 @@
+"""GIN training and inference throughput (molecules/s): sampan.helix against the same model in
+PyTorch Geometric, on the same batches of real molecules, in one run.
+
+The model is Hu et al. 2020's GIN (edge embeddings added to messages, self loops, sum
+aggregation, MLP d -> 2d -> d, BatchNorm, ReLU but after the last layer, dropout 0.5, JK last,
+mean readout, linear head), written for PyG below with its MessagePassing base class, so both
+sides run identical arithmetic. Batches are built once before timing (the input pipeline is not
+measured here; featurization has its own benchmark).
+
+    PYTHONPATH=python .venv-bench/bin/python bench/helix/train_bench.py [--threads 1 2] [--emb-dim 300]
+
+Data: ../shared/data/moleculenet/bbbp.csv when present, else RDKit's NCI first_5K.smi (rdkit-data).
+"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "python"))
+
+import sampan as sp  # noqa: E402
+from sampan.helix.data import DataLoader, load_dataset  # noqa: E402
+from sampan.helix.finetune import masked_loss  # noqa: E402
+from sampan.helix.models import GraphModel  # noqa: E402
+
+DATASETS = [os.path.join(REPO, "..", "shared", "data", "moleculenet", "bbbp.csv"), "/usr/share/RDKit/Data/NCI/first_5K.smi"]
+
+
+def load_batches(path, count, batch_size):
+    dataset = load_dataset(path, featurizer="pretrain_gnns", label_columns=None if path.endswith(".csv") else [])
+    if dataset.num_tasks == 0:  # unlabeled SMILES: a made-up binary label (the speed does not depend on it)
+        from sampan.helix.data import MoleculeDataset
+        labels = (np.diff(dataset.node_offsets) > 20).astype(np.float64)
+        dataset = MoleculeDataset(dataset.featurizer, dataset.atom_features, dataset.bond_features, dataset.edge_index,
+                                  dataset.node_offsets, dataset.edge_offsets, labels=labels, smiles=dataset.smiles)
+    batches = list(DataLoader(dataset[: count * batch_size], batch_size))
+    return dataset, batches
+
+
+def time_sampan(batches, layers, emb_dim, threads, repeats):
+    sp.set_num_threads(threads)
+    sp.manual_seed(0)
+    model = GraphModel(batches[0].y.shape[1], "pretrain_gnns", layers, emb_dim, dropout=0.5)
+    opt = sp.optim.Adam(model.parameters(), lr=1e-3)
+
+    def train():
+        model.train()
+        for b in batches:
+            opt.zero_grad()
+            loss = masked_loss(model(b), b, True)
+            loss.backward()
+            opt.step()
+
+    def infer():
+        model.eval()
+        with sp.no_grad():
+            for b in batches:
+                model(b).numpy()
+    return _best(train, repeats), _best(infer, repeats)
+
+
+def _best(fn, repeats):
+    fn()  # warm-up
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def time_pyg(batches, layers, emb_dim, threads, repeats):
+    import torch
+    from torch import nn
+    from torch_geometric.nn import MessagePassing, global_mean_pool
+    from torch_geometric.utils import add_self_loops
+    torch.set_num_threads(threads)
+    torch.manual_seed(0)
+    atom_dims, bond_dims = (119, 4), (5, 4)
+
+    class BondEmbedding(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tables = nn.ModuleList([nn.Embedding(d + 2, emb_dim) for d in bond_dims])
+
+        def forward(self, attr):
+            return sum(t(attr[:, c]) for c, t in enumerate(self.tables))
+
+    class HuGINConv(MessagePassing):
+        def __init__(self):
+            super().__init__(aggr="add")
+            self.mlp = nn.Sequential(nn.Linear(emb_dim, 2 * emb_dim), nn.ReLU(), nn.Linear(2 * emb_dim, emb_dim))
+            self.bond = BondEmbedding()
+
+        def forward(self, x, edge_index, edge_attr):
+            edge_index, _ = add_self_loops(edge_index, num_nodes=x.size(0))
+            loops = torch.zeros(x.size(0), edge_attr.size(1), dtype=edge_attr.dtype)
+            loops[:, 0] = bond_dims[0]  # the self-loop bond type
+            edge_emb = self.bond(torch.cat([edge_attr, loops], 0))
+            return self.mlp(self.propagate(edge_index, x=x, edge_attr=edge_emb))
+
+        def message(self, x_j, edge_attr):
+            return x_j + edge_attr
+
+    class Model(nn.Module):
+        def __init__(self, tasks):
+            super().__init__()
+            self.atoms = nn.ModuleList([nn.Embedding(d + 2, emb_dim) for d in atom_dims])
+            self.convs = nn.ModuleList([HuGINConv() for _ in range(layers)])
+            self.norms = nn.ModuleList([nn.BatchNorm1d(emb_dim) for _ in range(layers)])
+            self.head = nn.Linear(emb_dim, tasks)
+
+        def forward(self, x, edge_index, edge_attr, batch, num_graphs):
+            h = sum(t(x[:, c]) for c, t in enumerate(self.atoms))
+            for k in range(layers):
+                h = self.norms[k](self.convs[k](h, edge_index, edge_attr))
+                if k < layers - 1:
+                    h = torch.relu(h)
+                h = nn.functional.dropout(h, 0.5, self.training)
+            return self.head(global_mean_pool(h, batch, num_graphs))
+
+    tb = [(torch.from_numpy(b.x), torch.from_numpy(b.edge_index), torch.from_numpy(b.edge_attr),
+           torch.from_numpy(b.batch), b.num_graphs, torch.from_numpy(b.y), torch.from_numpy(b.y_mask)) for b in batches]
+    model = Model(batches[0].y.shape[1])
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+
+    def train():
+        model.train()
+        for x, ei, ea, bt, g, y, m in tb:
+            opt.zero_grad()
+            out = model(x, ei, ea, bt, g)
+            loss = nn.functional.binary_cross_entropy_with_logits(out[m], y[m])
+            loss.backward()
+            opt.step()
+
+    def infer():
+        model.eval()
+        with torch.no_grad():
+            for x, ei, ea, bt, g, _, _ in tb:
+                model(x, ei, ea, bt, g)
+    return _best(train, repeats), _best(infer, repeats)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--layers", type=int, default=5)
+    parser.add_argument("--emb-dim", type=int, nargs="+", default=[300, 64])
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--batches", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--no-peer", action="store_true", help="sampan only")
+    args = parser.parse_args()
+    path = next((p for p in DATASETS if os.path.exists(p)), None)
+    if path is None:
+        sys.exit("train_bench: neither ../shared/data/moleculenet/bbbp.csv nor rdkit-data's NCI first_5K.smi exists")
+    dataset, batches = load_batches(path, args.batches, args.batch_size)
+    molecules = sum(b.num_graphs for b in batches)
+    atoms = sum(b.x.shape[0] for b in batches)
+    print(f"{os.path.basename(path)}: {molecules} molecules in {len(batches)} batches of {args.batch_size} "
+          f"({atoms / molecules:.1f} atoms/molecule); GIN {args.layers} layers; best of {args.repeats}; mol/s")
+    print(f"{'dim':>4} {'thr':>3}  {'sampan train':>12} {'PyG train':>10} {'ratio':>6}  {'sampan infer':>12} "
+          f"{'PyG infer':>10} {'ratio':>6}")
+    peer = not args.no_peer
+    if peer:
+        try:
+            import torch_geometric  # noqa: F401
+        except ImportError:
+            print("  (torch_geometric is not installed: pip install -r bench/requirements.txt into .venv-bench)")
+            peer = False
+    for dim in args.emb_dim:
+        for threads in args.threads:
+            st, si = time_sampan(batches, args.layers, dim, threads, args.repeats)
+            row = f"{dim:>4} {threads:>3}  {molecules / st:>12.1f} "
+            if peer:
+                pt, pi = time_pyg(batches, args.layers, dim, threads, args.repeats)
+                row += f"{molecules / pt:>10.1f} {pt / st:>6.2f}  {molecules / si:>12.1f} {molecules / pi:>10.1f} {pi / si:>6.2f}"
+            else:
+                row += f"{'-':>10} {'-':>6}  {molecules / si:>12.1f} {'-':>10} {'-':>6}"
+            print(row, flush=True)
+    print("ratio = sampan molecules/s / PyG molecules/s (> 1: sampan faster)")
+
+
+if __name__ == "__main__":
+    main()
