@@ -131,3 +131,17 @@ def test_errors_name_the_problem(tmp_path, qasm_file):
     assert r.returncode == 2 and "qubit 7" in r.stderr, r.stderr
     r = run_cli([str(qasm_file), "--shots", "-3"])
     assert r.returncode == 2 and "--shots" in r.stderr
+
+
+def test_python_run_one_process_matches_reference():
+    from sampan.quantum.distributed import run
+    psi, exact = reference()
+    h = Hamiltonian([(float(t.split()[0]), " ".join(t.split()[1:])) for t in OBSERVABLE])
+    r = run(Circuit.from_qasm(QASM), observable=h, shots=300, seed=5, gather_state=True, use_mpi=False)
+    assert (r["rank"], r["size"]) == (0, 1)
+    assert abs(r["expectation"] - exact) < 1e-12
+    np.testing.assert_allclose(r["state"], psi, atol=1e-12)
+    assert sum(r["counts"].values()) == 300
+    # Seeded: the same call gives the same shots, another seed other shots.
+    assert run(Circuit.from_qasm(QASM), shots=300, seed=5, use_mpi=False)["counts"] == r["counts"]
+    assert run(Circuit.from_qasm(QASM), shots=300, seed=6, use_mpi=False)["counts"] != r["counts"]

@@ -17,9 +17,6 @@ import time
 
 import numpy as np
 
-_LAUNCHER_VARS = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS", "SLURM_NTASKS_MPI")
-
-
 def register(subparsers):
     quantum = subparsers.add_parser("quantum", help="quantum circuit simulation")
     commands = quantum.add_subparsers(dest="command", metavar="COMMAND")
@@ -35,11 +32,6 @@ def register(subparsers):
     run.add_argument("--no-fusion", action="store_true", help="apply gates one by one (no gate fusion)")
     run.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     run.set_defaults(run=_run)
-
-
-def under_mpi_launcher():
-    """Whether this process was started by an MPI launcher (mpirun/mpiexec/srun)."""
-    return any(v in os.environ for v in _LAUNCHER_VARS)
 
 
 def parse_observable(terms):
@@ -64,10 +56,6 @@ def _error(message):
     return 2
 
 
-def _bits(index, n):
-    return format(index, f"0{n}b")
-
-
 def _save_npy(path, array):
     """np.save to a temporary file next to `path`, then rename (no half-written file)."""
     directory = os.path.dirname(os.path.abspath(path)) or "."
@@ -85,6 +73,7 @@ def _save_npy(path, array):
 def _run(args):
     import sampan as sp
     from .circuit import Circuit
+    from .distributed import run as run_distributed
 
     if args.shots < 0:
         return _error(f"--shots must be >= 0, got {args.shots}")
@@ -102,30 +91,23 @@ def _run(args):
     n = circuit.n_qubits
     try:
         hamiltonian = parse_observable(args.observable)
-        paulis, coeffs = hamiltonian.encode(n) if args.observable else ([], [])
+        hamiltonian.encode(n)  # checks the qubit range here, with the option's name
     except (ValueError, TypeError, IndexError) as e:
         return _error(f"--observable: {e}")
-    params, enc, consts = circuit._encode()
-    params = [float(v) for v in params.detach().numpy().reshape(-1)]
-    distributed = under_mpi_launcher()
-    if distributed and not sp._C.quantum_built_with_mpi():
-        return _error("started by an MPI launcher but sampan was built without MPI "
-                      "(install libopenmpi-dev and rebuild)")
     if args.no_fusion:
         sp._C.quantum_set_fusion(False)
     t0 = time.perf_counter()
     try:
-        result = sp._C.quantum_run_circuit(n, enc, params, consts, paulis, coeffs, shots=args.shots,
-                                           seed=args.seed, gather_state=bool(args.state_out),
-                                           use_mpi=distributed)
-    except (ValueError, IndexError, TypeError) as e:
+        result = run_distributed(circuit, hamiltonian if args.observable else None, shots=args.shots,
+                                 seed=args.seed, gather_state=bool(args.state_out))
+    except (RuntimeError, ValueError, IndexError, TypeError) as e:
         return _error(str(e))
     seconds = time.perf_counter() - t0
     if result["rank"] != 0:
         return 0
     if args.state_out:
-        _save_npy(args.state_out, result["state"].numpy())
-    counts = {_bits(i, n): c for i, c in result["counts"]}
+        _save_npy(args.state_out, result["state"])
+    counts = result["counts"]
     if args.json:
         out = {"file": args.qasm, "n_qubits": n, "gates": len(circuit), "ranks": result["size"],
                "fusion": not args.no_fusion, "seconds": seconds, "expectation": result["expectation"],
