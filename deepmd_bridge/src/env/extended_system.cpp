@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 
+#include "sampan/deepmd/neighbor_list.h"
 #include "sampan/error.h"
 
 namespace sampan::deepmd {
@@ -199,7 +200,14 @@ ExtendedSystem format_extended_system(const double* wrapped, const int64_t* type
 ExtendedSystem build_extended_system(const double* coord, const int64_t* types, int64_t natoms, const double* cell,
                                      double rcut, const std::vector<int64_t>& sel) {
   std::vector<double> wrapped = wrap_into_cell(coord, natoms, cell);
-  NeighborCandidates candidates = brute_force_candidates(wrapped.data(), natoms, cell, rcut);
+  // O(N) cell-list search (neighbor_list.h); brute_force_candidates is its test oracle.
+  const Box box = cell ? Box::triclinic(cell) : Box::open();
+  NeighborList list = build_neighbor_list(wrapped.data(), natoms, box, rcut);
+  NeighborCandidates candidates;
+  candidates.offsets = std::move(list.offsets);
+  candidates.index = std::move(list.neighbors);
+  candidates.shift = std::move(list.shifts);
+  candidates.vector = std::move(list.vectors);
   return format_extended_system(wrapped.data(), types, natoms, cell, candidates, sel);
 }
 

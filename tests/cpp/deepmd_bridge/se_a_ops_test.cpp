@@ -265,3 +265,22 @@ TEST(DeepmdNeighborFormat, WaterCountsMatchLammps) {
   EXPECT_NEAR(total[0] / centres, 29.50, 0.005);
   EXPECT_NEAR(total[1] / centres, 59.35, 0.005);
 }
+
+// The cell-list search and the brute-force oracle give the same formatted extended system.
+TEST(DeepmdNeighborFormat, CellListMatchesBruteForce) {
+  std::vector<double> xyz, cell;
+  std::vector<int64_t> types;
+  triclinic_frame(xyz, types, cell);
+  for (double rcut : {2.5, 3.2, 5.5}) {  // 5.5 exceeds half the cell: several images per pair
+    const std::vector<int64_t> sel = {60, 120};
+    auto fast = build_extended_system(xyz.data(), types.data(), 14, cell.data(), rcut, sel);
+    auto wrapped = sampan::deepmd::wrap_into_cell(xyz.data(), 14, cell.data());
+    auto slow = sampan::deepmd::format_extended_system(
+        wrapped.data(), types.data(), 14, cell.data(),
+        sampan::deepmd::brute_force_candidates(wrapped.data(), 14, cell.data(), rcut), sel);
+    EXPECT_EQ(fast.nlist, slow.nlist) << "rcut " << rcut;
+    EXPECT_EQ(fast.mapping, slow.mapping);
+    ASSERT_EQ(fast.coord.size(), slow.coord.size());
+    for (size_t k = 0; k < fast.coord.size(); ++k) EXPECT_NEAR(fast.coord[k], slow.coord[k], 1e-12);
+  }
+}

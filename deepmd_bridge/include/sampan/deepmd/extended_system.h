@@ -46,7 +46,7 @@ struct NeighborCandidates {
 /// test oracle of the cell-list search, and the search itself for small systems.
 NeighborCandidates brute_force_candidates(const double* coord, int64_t natoms, const double* cell, double rcut);
 
-/// Builds the extended system of one frame. `cell` is the 3x3 cell (rows = vectors) or null for
+/// Builds the extended system of one frame (neighbours by the cell list of neighbor_list.h). `cell` is the 3x3 cell (rows = vectors) or null for
 /// open boundaries; types in [0, sel.size()). Throws ValueError naming the atom or the cell entry
 /// for non-finite input, a singular cell, or a type outside sel.
 ExtendedSystem build_extended_system(const double* coord, const int64_t* types, int64_t natoms, const double* cell,

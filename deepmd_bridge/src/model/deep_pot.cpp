@@ -1,0 +1,282 @@
+// DeepPot: the se_e2_a energy model on sampan ops (see sampan/deepmd/deep_pot.h).
+#include "sampan/deepmd/deep_pot.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "sampan/autograd.h"
+#include "sampan/error.h"
+#include "sampan/generator.h"
+#include "sampan/op.h"
+#include "sampan/ops.h"
+
+namespace sampan::deepmd {
+
+namespace {
+
+const OpHandle& env_mat_op() {
+  static OpHandle op("deepmd::prod_env_mat_a");
+  return op;
+}
+const OpHandle& force_op() {
+  static OpHandle op("deepmd::prod_force_se_a");
+  return op;
+}
+const OpHandle& virial_op() {
+  static OpHandle op("deepmd::prod_virial_se_a");
+  return op;
+}
+
+Tensor int64_tensor(const std::vector<int64_t>& v, const Shape& shape) {
+  Tensor t = Tensor::empty(shape, DType::Int64);
+  std::copy(v.begin(), v.end(), t.data<int64_t>());
+  return t;
+}
+
+DenseNet init_net(int64_t in, const std::vector<int64_t>& widths, bool timestep, bool output_layer, Generator& gen) {
+  DenseNet net;
+  int64_t prev = in;
+  std::vector<int64_t> all = widths;
+  if (output_layer) all.push_back(1);
+  for (size_t k = 0; k < all.size(); ++k) {
+    const int64_t out = all[k];
+    const bool last = output_layer && k + 1 == all.size();
+    DenseLayer layer;
+    // dpmodel's initialisation: W ~ N(0, 1/sqrt(in+out)), b ~ N(0, 1), idt ~ N(0.1, 0.001)
+    layer.w = normal({prev, out}, 0.0, 1.0 / std::sqrt(static_cast<double>(prev + out)), DType::Float64, &gen);
+    layer.b = normal({out}, 0.0, 1.0, DType::Float64, &gen);
+    layer.resnet = !last;
+    layer.tanh = !last;
+    if (timestep && !last && (out == prev || out == 2 * prev)) layer.idt = normal({out}, 0.1, 0.001, DType::Float64, &gen);
+    net.layers.push_back(layer);
+    prev = out;
+  }
+  return net;
+}
+
+}  // namespace
+
+Tensor DenseLayer::forward(const Tensor& x) const {
+  Tensor y = add(matmul(x, w), b);
+  if (tanh) y = sampan::tanh(y);
+  if (idt.defined()) y = mul(y, idt);
+  if (resnet) {
+    const int64_t in = w.size(0), out = w.size(1);
+    if (out == in) y = add(y, x);
+    else if (out == 2 * in) y = add(y, concat({x, x}, -1));
+  }
+  return y;
+}
+
+Tensor DenseNet::forward(const Tensor& x) const {
+  Tensor y = x;
+  for (const DenseLayer& layer : layers) y = layer.forward(y);
+  return y;
+}
+
+int64_t SeAConfig::nnei() const {
+  int64_t n = 0;
+  for (int64_t s : sel) n += s;
+  return n;
+}
+
+DeepPot::DeepPot(SeAConfig cfg, uint64_t seed) : config(std::move(cfg)) {
+  const int64_t nt = config.ntypes(), nd = config.nnei() * 4;
+  SAMPAN_CHECK(nt > 0, ValueError, "DeepPot: sel must have one entry per type");
+  Generator gen(seed);
+  const int64_t nets = config.type_one_side ? nt : nt * nt;
+  for (int64_t k = 0; k < nets; ++k) embeddings.push_back(init_net(1, config.neuron, config.resnet_dt, false, gen));
+  for (int64_t t = 0; t < nt; ++t)
+    fittings.push_back(init_net(config.descriptor_dim(), config.fitting_neuron, config.fitting_resnet_dt, true, gen));
+  davg = zeros({nt, nd}, DType::Float64);
+  dstd = ones({nt, nd}, DType::Float64);
+  bias_atom_e = zeros({nt}, DType::Float64);
+  out_bias = zeros({nt}, DType::Float64);
+}
+
+std::vector<Tensor> DeepPot::parameters() const {
+  std::vector<Tensor> out;
+  for (const auto* nets : {&embeddings, &fittings})
+    for (const DenseNet& net : *nets)
+      for (const DenseLayer& layer : net.layers) {
+        out.push_back(layer.w);
+        out.push_back(layer.b);
+        if (layer.idt.defined()) out.push_back(layer.idt);
+      }
+  return out;
+}
+
+std::vector<std::string> DeepPot::parameter_names() const {
+  std::vector<std::string> out;
+  for (int part = 0; part < 2; ++part) {
+    const auto& nets = part == 0 ? embeddings : fittings;
+    for (size_t n = 0; n < nets.size(); ++n)
+      for (size_t l = 0; l < nets[n].layers.size(); ++l) {
+        std::string base = std::string(part == 0 ? "embedding." : "fitting.") + std::to_string(n) + ".layer." + std::to_string(l);
+        out.push_back(base + ".w");
+        out.push_back(base + ".b");
+        if (nets[n].layers[l].idt.defined()) out.push_back(base + ".idt");
+      }
+  }
+  return out;
+}
+
+void DeepPot::validate() const {
+  const int64_t nt = config.ntypes(), nd = config.nnei() * 4;
+  auto expect = [](const Tensor& t, const Shape& shape, const std::string& name) {
+    SAMPAN_CHECK(t.defined(), ValueError, "DeepPot: ", name, " is missing");
+    SAMPAN_CHECK(t.shape() == shape, ValueError, "DeepPot: ", name, " has shape ", shape_str(t.shape()), ", expected ",
+                 shape_str(shape));
+    SAMPAN_CHECK(t.dtype() == DType::Float64, TypeError, "DeepPot: ", name, " must be float64, got ", dtype_name(t.dtype()));
+  };
+  expect(davg, {nt, nd}, "davg");
+  expect(dstd, {nt, nd}, "dstd");
+  expect(bias_atom_e, {nt}, "bias_atom_e");
+  expect(out_bias, {nt}, "out_bias");
+  SAMPAN_CHECK(config.axis_neuron >= 1 && config.axis_neuron <= config.neuron.back(), ValueError,
+               "DeepPot: axis_neuron = ", config.axis_neuron, " must lie in [1, last embedding width ", config.neuron.back(), "]");
+  SAMPAN_CHECK(static_cast<int64_t>(embeddings.size()) == (config.type_one_side ? nt : nt * nt), ValueError,
+               "DeepPot: ", embeddings.size(), " embedding nets for ", nt, " types (type_one_side = ", config.type_one_side, ")");
+  SAMPAN_CHECK(static_cast<int64_t>(fittings.size()) == nt, ValueError, "DeepPot: ", fittings.size(), " fitting nets for ", nt,
+               " types");
+  auto names = parameter_names();
+  auto params = parameters();
+  for (size_t k = 0; k < params.size(); ++k)
+    SAMPAN_CHECK(params[k].dtype() == DType::Float64, TypeError, "DeepPot: ", names[k], " must be float64");
+  for (const DenseNet& net : embeddings) {
+    SAMPAN_CHECK(!net.layers.empty() && net.layers.front().w.size(0) == 1 && net.layers.back().w.size(1) == config.neuron.back(),
+                 ValueError, "DeepPot: an embedding net must map 1 -> ", config.neuron.back());
+  }
+  for (const DenseNet& net : fittings) {
+    SAMPAN_CHECK(!net.layers.empty() && net.layers.front().w.size(0) == config.descriptor_dim() &&
+                     net.layers.back().w.size(1) == 1,
+                 ValueError, "DeepPot: a fitting net must map ", config.descriptor_dim(), " -> 1");
+  }
+}
+
+ExtendedSystem DeepPot::extend(const double* coord, const int64_t* types, int64_t natoms, const double* cell) const {
+  return build_extended_system(coord, types, natoms, cell, config.rcut, config.sel);
+}
+
+Tensor DeepPot::atomic_energy(const Tensor& em, const Tensor& centre_types, Tensor* descriptor, Tensor* fit_last) const {
+  const int64_t nloc = em.size(0), nt = config.ntypes(), nnei = config.nnei();
+  const int64_t M = config.neuron.back(), M2 = config.axis_neuron;
+  Tensor em3 = reshape(em, {nloc, nnei, 4});
+  const int64_t* ct = centre_types.data<int64_t>();
+  // centre atoms of each type (for per-centre-type nets)
+  std::vector<std::vector<int64_t>> of_type(static_cast<size_t>(nt));
+  for (int64_t i = 0; i < nloc; ++i) of_type[static_cast<size_t>(ct[i])].push_back(i);
+
+  Tensor gr;  // sum over neighbour-type blocks of G^T em: [nloc, M, 4]
+  int64_t start = 0;
+  for (int64_t tj = 0; tj < nt; ++tj) {
+    const int64_t n = config.sel[tj];
+    if (n == 0) continue;
+    Tensor block = slice(em3, 1, start, start + n);  // [nloc, n, 4]
+    start += n;
+    Tensor s = reshape(slice(block, 2, 0, 1), {nloc * n, 1});
+    Tensor G;
+    if (config.type_one_side) {
+      G = reshape(embeddings[tj].forward(s), {nloc, n, M});
+    } else {
+      // one net per (centre type, neighbour type): evaluate each on the rows of its centres
+      G = zeros({nloc, n, M}, DType::Float64);
+      for (int64_t ti = 0; ti < nt; ++ti) {
+        if (of_type[ti].empty()) continue;
+        const int64_t nc = static_cast<int64_t>(of_type[ti].size());
+        Tensor rows = int64_tensor(of_type[ti], {nc});
+        Tensor s_ti = reshape(index_select(reshape(s, {nloc, n}), 0, rows), {nc * n, 1});
+        Tensor g_ti = reshape(embeddings[ti * nt + tj].forward(s_ti), {nc, n, M});
+        G = index_add(G, 0, rows, g_ti);
+      }
+    }
+    Tensor term = matmul(transpose(G, 1, 2), block);  // [nloc, M, 4]
+    gr = gr.defined() ? add(gr, term) : term;
+  }
+  gr = div(gr, scalar_tensor(static_cast<double>(nnei)));
+  Tensor gr_axis = slice(gr, 1, 0, M2);                          // [nloc, M2, 4]
+  Tensor D = reshape(matmul(gr, transpose(gr_axis, 1, 2)), {nloc, M * M2});
+  if (descriptor) *descriptor = D;
+
+  Tensor energy = zeros({nloc}, DType::Float64);
+  Tensor last_all;
+  if (fit_last) last_all = zeros({nloc, config.fitting_neuron.empty() ? M * M2 : config.fitting_neuron.back()}, DType::Float64);
+  for (int64_t ti = 0; ti < nt; ++ti) {
+    if (of_type[ti].empty()) continue;
+    const int64_t nc = static_cast<int64_t>(of_type[ti].size());
+    Tensor rows = int64_tensor(of_type[ti], {nc});
+    Tensor x = index_select(D, 0, rows);
+    const DenseNet& net = fittings[ti];
+    for (size_t l = 0; l + 1 < net.layers.size(); ++l) x = net.layers[l].forward(x);
+    if (fit_last) last_all = index_add(last_all, 0, rows, x);
+    Tensor e = reshape(net.layers.back().forward(x), {nc});
+    // bias_atom_e: per-type energy from data statistics; out_bias: DeePMD-kit's output bias
+    e = add(e, add(select(bias_atom_e, 0, ti), select(out_bias, 0, ti)));
+    energy = index_add(energy, 0, rows, e);
+  }
+  if (fit_last) *fit_last = last_all;
+  return energy;
+}
+
+DeepPotOutput DeepPot::evaluate(const ExtendedSystem& ext, bool forces, bool create_graph) const {
+  DeepPotOutput out;
+  Tensor coord = from_vector(ext.coord, {ext.nall, 3}, DType::Float64);
+  Tensor atype = int64_tensor(ext.types, {ext.nall});
+  Tensor nlist = int64_tensor(ext.nlist, {ext.nloc, ext.nnei});
+  SAMPAN_CHECK(ext.nnei == config.nnei(), ValueError, "DeepPot: the extended system has ", ext.nnei,
+               " neighbour slots, the model expects sum(sel) = ", config.nnei());
+  std::vector<Tensor> env;
+  {
+    NoGradGuard no_grad;  // the env matrix depends on coordinates only
+    env = env_mat_op()(coord, atype, nlist, davg, dstd, config.rcut, config.rcut_smth);
+  }
+  Tensor em = env[0];
+  if (forces) em = em.detach().requires_grad_();
+  Tensor centre_types = slice(atype, 0, 0, ext.nloc).contiguous();
+  EnableGradGuard enable(forces || create_graph || grad_mode_enabled());
+  out.atom_energy = atomic_energy(em, centre_types, &out.descriptor, &out.fit_last);
+  out.energy = sum(out.atom_energy);
+  if (!forces) return out;
+  Tensor net_deriv = grad({out.energy}, {em}, {}, create_graph, create_graph)[0];
+  Tensor mapping = int64_tensor(ext.mapping, {ext.nall});
+  Tensor force_ext = force_op()(net_deriv, env[1], nlist, ext.nall)[0];
+  // forces on ghost images belong to the local atoms they copy
+  out.force = index_add(zeros({ext.nloc, 3}, DType::Float64), 0, mapping, force_ext);
+  auto vir = virial_op()(net_deriv, env[1], env[2], nlist, ext.nall);
+  out.virial = vir[0];
+  out.atom_virial = index_add(zeros({ext.nloc, 9}, DType::Float64), 0, mapping, vir[1]);
+  return out;
+}
+
+void DeepPot::compute(const double* positions, const int* types, int64_t natoms, const Box& box, double* energy,
+                      double* forces, double* virial) {
+  std::vector<int64_t> t(types, types + natoms);
+  SAMPAN_CHECK(box.all_periodic() || !box.any_periodic(), NotImplementedError,
+               "DeepPot: mixed periodic/open boundaries are not supported (use all periodic or all open)");
+  ExtendedSystem ext = extend(positions, t.data(), natoms, box.any_periodic() ? box.cell.data() : nullptr);
+  NoGradGuard outer;  // no graph beyond what evaluate() needs internally
+  DeepPotOutput out = evaluate(ext, forces != nullptr || virial != nullptr, false);
+  if (energy) *energy = out.energy.detach().data<double>()[0];
+  if (forces) {
+    Tensor f = out.force.detach().contiguous();
+    std::copy(f.data<double>(), f.data<double>() + natoms * 3, forces);
+  }
+  if (virial) {
+    Tensor v = out.virial.detach().contiguous();
+    std::copy(v.data<double>(), v.data<double>() + 9, virial);
+  }
+}
+
+std::string DeepPot::describe() const {
+  std::ostringstream os;
+  os << "deeppot se_e2_a rcut=" << config.rcut << " rcut_smth=" << config.rcut_smth << " sel=[";
+  for (size_t k = 0; k < config.sel.size(); ++k) os << (k ? "," : "") << config.sel[k];
+  os << "] neuron=[";
+  for (size_t k = 0; k < config.neuron.size(); ++k) os << (k ? "," : "") << config.neuron[k];
+  os << "] axis_neuron=" << config.axis_neuron << " fitting=[";
+  for (size_t k = 0; k < config.fitting_neuron.size(); ++k) os << (k ? "," : "") << config.fitting_neuron[k];
+  os << "]";
+  return os.str();
+}
+
+}  // namespace sampan::deepmd
