@@ -21,7 +21,7 @@ debian_packages=(
   build-essential cmake ninja-build ccache pkg-config git
   libeigen3-dev libopenblas-dev libhdf5-dev
   libopenmpi-dev openmpi-bin
-  librdkit-dev rdkit-data libboost-dev libyaml-cpp-dev liblammps-dev
+  librdkit-dev rdkit-data libboost-dev libyaml-cpp-dev liblammps-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3-dev python3-venv
 )

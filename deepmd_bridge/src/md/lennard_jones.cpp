@@ -69,6 +69,18 @@ bool LennardJones::list_is_stale(const double* positions, int64_t natoms, const 
 
 void LennardJones::compute(const double* positions, const int* types, int64_t natoms, const Box& box,
                            double* energy, double* forces, double* virial) {
+  evaluate(positions, types, natoms, natoms, box, energy, forces, virial);
+}
+
+void LennardJones::compute_local(const double* positions, const int* types, int64_t nlocal, int64_t natoms,
+                                 double* energy, double* forces) {
+  SAMPAN_CHECK(nlocal >= 0 && nlocal <= natoms, ValueError, "LennardJones: nlocal = ", nlocal,
+               " must lie in [0, natoms = ", natoms, "]");
+  evaluate(positions, types, nlocal, natoms, Box::open(), energy, forces, nullptr);
+}
+
+void LennardJones::evaluate(const double* positions, const int* types, int64_t nlocal, int64_t natoms,
+                            const Box& box, double* energy, double* forces, double* virial) {
   for (int64_t k = 0; k < natoms; ++k)
     SAMPAN_CHECK(types[k] >= 0 && types[k] < ntypes_, ValueError, "LennardJones: atom ", k, " has type ", types[k],
                  ", expected a type in [0, ", ntypes_, ")");
@@ -97,8 +109,8 @@ void LennardJones::compute(const double* positions, const int* types, int64_t na
     forces_.resize(static_cast<size_t>(3 * natoms));
     f = forces_.data();
   }
-  kernels::lj_full_list(list_.vectors.data(), list_.offsets.data(), list_.neighbors.data(), natoms, types, table,
-                        atom_energy_.data(), f, atom_virial_.data());
+  kernels::lj_full_list(list_.vectors.data(), list_.offsets.data(), list_.neighbors.data(), natoms, nlocal, types,
+                        table, atom_energy_.data(), f, atom_virial_.data());
   if (energy) {
     double e = 0;
     for (double x : atom_energy_) e += x;

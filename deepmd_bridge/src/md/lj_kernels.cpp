@@ -82,19 +82,24 @@ void lj_hvp_pairs(const T* pos, int64_t natoms, const int64_t* types, const int6
 }
 
 void lj_full_list(const double* vectors, const int64_t* offsets, const int64_t* neighbors, int64_t natoms,
-                  const int* types, const LjTable& table, double* atom_energy, double* forces, double* atom_virial) {
+                  int64_t nlocal, const int* types, const LjTable& table, double* atom_energy, double* forces,
+                  double* atom_virial) {
 #pragma omp parallel for schedule(static) if (natoms >= 1024)
   for (int64_t i = 0; i < natoms; ++i) {
     double e = 0, f[3] = {0, 0, 0}, w[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    const bool i_owned = i < nlocal;
     for (int64_t p = offsets[i]; p < offsets[i + 1]; ++p) {
       const double* d = vectors + 3 * p;
+      const int64_t j = neighbors[p];
+      const double weight = (i_owned ? 0.5 : 0.0) + (j < nlocal ? 0.5 : 0.0);
+      if (weight == 0.0) continue;
       const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-      const LjRadial<double> rad = lj_radial<double>(r2, table, types[i], types[neighbors[p]]);
-      e += 0.5 * rad.u;
-      // Force on i: -dE/dx_i = +g d (d = x_j - x_i); virial of the pair -g d (x) d, half to i.
-      const double hg = 0.5 * rad.g;
+      const LjRadial<double> rad = lj_radial<double>(r2, table, types[i], types[j]);
+      if (i_owned) e += 0.5 * rad.u;
+      // Force on i: -dE/dx_i = +weight g d (d = x_j - x_i); virial of the pair -g d (x) d, half to i.
+      const double wg = weight * rad.g, hg = 0.5 * wg;
       for (int a = 0; a < 3; ++a) {
-        f[a] += rad.g * d[a];
+        f[a] += wg * d[a];
         for (int b = a; b < 3; ++b) w[3 * a + b] -= hg * d[a] * d[b];
       }
     }

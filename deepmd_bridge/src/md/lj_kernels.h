@@ -75,9 +75,13 @@ void lj_hvp_pairs(const T* pos, int64_t natoms, const int64_t* types, const int6
 
 // ---- Over a full neighbour list (both (i, j) and (j, i)) with separation vectors d_ij (Å):
 // each atom sums its own row, so atoms run in parallel without write conflicts and each atom's
-// sum has a fixed order. atom_energy [natoms] gets half of every pair energy, forces [natoms, 3]
-// the force on the atom, atom_virial [natoms, 9] half of every pair's -g d (x) d. ----
+// sum has a fixed order. The energy is E = sum over the first `nlocal` atoms of their atomic
+// energies e_i = 1/2 sum_j u_ij (nlocal = natoms: the whole system); atom_energy [natoms] gets
+// e_i (0 beyond nlocal), forces [natoms, 3] = -dE/dx, so a pair weighs 1 when both atoms are
+// among the first nlocal, 1/2 when one is, 0 when none is; atom_virial [natoms, 9] gets the
+// same weight times half of the pair's -g d (x) d. ----
 void lj_full_list(const double* vectors, const int64_t* offsets, const int64_t* neighbors, int64_t natoms,
-                  const int* types, const LjTable& table, double* atom_energy, double* forces, double* atom_virial);
+                  int64_t nlocal, const int* types, const LjTable& table, double* atom_energy, double* forces,
+                  double* atom_virial);
 
 }  // namespace sampan::deepmd::kernels

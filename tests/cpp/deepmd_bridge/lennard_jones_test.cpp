@@ -182,3 +182,46 @@ TEST(LennardJones, BadParametersRaise) {
     EXPECT_NE(std::string(err.what()).find("atom 1 has type 1"), std::string::npos) << err.what();
   }
 }
+
+TEST(LennardJones, SubdomainsWithGhostsSumToThePeriodicSystem) {
+  // Two "ranks" own the atoms below and above the middle of the box; each sees every periodic
+  // image within rcut of the box as a ghost, in open space (as LAMMPS's ghost atoms). The owned
+  // energies add up to the periodic energy, and owned plus ghost forces, folded back to their
+  // atoms, to the periodic forces.
+  md_test::System s = md_test::fcc(3, 5.26, 1.3, -0.9, 0.7, 0.2, true, 17);
+  const double rcut = 6.0;
+  md::LennardJones periodic(2, kEps, kSigma, rcut);
+  Result r = evaluate(periodic, s);
+  const int64_t n = s.natoms();
+  std::vector<double> total_force(static_cast<size_t>(3 * n), 0.0);
+  double total_energy = 0;
+  for (int rank = 0; rank < 2; ++rank) {
+    std::vector<double> x;
+    std::vector<int> t;
+    std::vector<int64_t> owner;
+    auto add = [&](int64_t i, int a, int b, int c) {
+      for (int d = 0; d < 3; ++d)
+        x.push_back(s.positions[3 * i + d] + a * s.box.cell[d] + b * s.box.cell[3 + d] + c * s.box.cell[6 + d]);
+      t.push_back(s.types[i]);
+      owner.push_back(i);
+    };
+    auto mine = [&](int64_t i) { return (s.positions[3 * i + 2] < 0.5 * s.box.cell[8]) == (rank == 0); };
+    for (int64_t i = 0; i < n; ++i)
+      if (mine(i)) add(i, 0, 0, 0);
+    const int64_t nlocal = static_cast<int64_t>(t.size());
+    for (int64_t i = 0; i < n; ++i)
+      for (int a = -1; a <= 1; ++a)
+        for (int b = -1; b <= 1; ++b)
+          for (int c = -1; c <= 1; ++c)
+            if ((a || b || c) || !mine(i)) add(i, a, b, c);  // ghosts: everything else (a superset)
+    md::LennardJones lj(2, kEps, kSigma, rcut);
+    std::vector<double> f(x.size());
+    double e = 0;
+    lj.compute_local(x.data(), t.data(), nlocal, static_cast<int64_t>(t.size()), &e, f.data());
+    total_energy += e;
+    for (size_t k = 0; k < owner.size(); ++k)
+      for (int d = 0; d < 3; ++d) total_force[3 * owner[k] + d] += f[3 * k + d];
+  }
+  EXPECT_NEAR(total_energy, r.energy, 1e-11);
+  for (size_t k = 0; k < total_force.size(); ++k) EXPECT_NEAR(total_force[k], r.forces[k], 1e-12);
+}

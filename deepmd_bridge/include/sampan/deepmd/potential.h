@@ -29,6 +29,17 @@ class Potential {
   virtual void compute(const double* positions, const int* types, int64_t natoms, const Box& box, double* energy,
                        double* forces, double* virial) = 0;
 
+  /// The same for one subdomain of a spatial decomposition (LAMMPS's pair style sampan/deepmd):
+  /// the first `nlocal` of the `natoms` atoms are owned, the rest are ghosts (other ranks' atoms
+  /// and periodic images, all as plain points in open space, covering the cutoff around every
+  /// owned atom). *energy receives the sum of the atomic energies of the owned atoms only, and
+  /// `forces` ([natoms, 3]) minus its gradient with respect to every atom, ghosts included (the
+  /// caller adds ghost forces to their owners, as LAMMPS's reverse communication does). Summed
+  /// over subdomains this is the energy and force of the whole system. The default raises
+  /// NotImplementedError: a potential needs an atomic energy decomposition to provide it.
+  virtual void compute_local(const double* positions, const int* types, int64_t nlocal, int64_t natoms,
+                             double* energy, double* forces);
+
   /// Interaction range in Å: atoms farther apart than this do not interact.
   virtual double cutoff() const = 0;
 

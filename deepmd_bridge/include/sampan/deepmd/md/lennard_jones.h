@@ -31,6 +31,8 @@ class LennardJones : public Potential {
 
   void compute(const double* positions, const int* types, int64_t natoms, const Box& box, double* energy,
                double* forces, double* virial) override;
+  void compute_local(const double* positions, const int* types, int64_t nlocal, int64_t natoms, double* energy,
+                     double* forces) override;
   double cutoff() const override { return rcut_; }
   int ntypes() const override { return ntypes_; }
   std::string describe() const override;
@@ -43,6 +45,8 @@ class LennardJones : public Potential {
 
  private:
   bool list_is_stale(const double* positions, int64_t natoms, const Box& box) const;
+  void evaluate(const double* positions, const int* types, int64_t nlocal, int64_t natoms, const Box& box,
+                double* energy, double* forces, double* virial);
   int ntypes_;
   std::vector<double> eps_, sigma_;
   double rcut_, skin_;

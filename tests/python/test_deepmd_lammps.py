@@ -1,0 +1,91 @@
+"""The LAMMPS pair style sampan/deepmd (driver build/bin/sampan-lmp) against LAMMPS's own lj/cut
+on the same system, under mpirun -n 2 (spatial decomposition with ghost atoms) and serially."""
+import os
+import pathlib
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+DRIVER = pathlib.Path(os.environ.get("SAMPAN_LMP_DRIVER", REPO / "build" / "bin" / "sampan-lmp"))
+MPIRUN = shutil.which("mpirun")
+
+pytestmark = [
+    pytest.mark.skipif(not DRIVER.exists(), reason=f"sampan-lmp not built at {DRIVER} (needs liblammps-dev, "
+                                                   "libfmt-dev and MPI; set SAMPAN_LMP_DRIVER)"),
+    pytest.mark.skipif(MPIRUN is None, reason="mpirun not found"),
+]
+
+PAIRS = {"sampan": "pair_style sampan/deepmd lj 8.0 shift yes\n",
+         "ljcut": "pair_style lj/cut 8.0\npair_modify shift yes\n"}
+COEFFS = "pair_coeff 1 1 0.0104 3.40\npair_coeff 1 2 0.0120 3.30\npair_coeff 2 2 0.0150 3.20\n"
+
+
+def write_data(path, seed=3):
+    rng = np.random.default_rng(seed)
+    n, a = 4, 5.5
+    L = n * a
+    cell = np.array([[L, 0, 0], [1.5, L, 0], [-1.0, 0.8, L]])
+    basis = np.array([[0, 0, 0], [0.5, 0.5, 0], [0.5, 0, 0.5], [0, 0.5, 0.5]])
+    frac = np.array([(np.array([i, j, k]) + b) / n for i in range(n) for j in range(n) for k in range(n)
+                     for b in basis])
+    x = frac @ cell + rng.uniform(-0.2, 0.2, frac.shape)
+    v = rng.normal(0.0, 2.0, x.shape)
+    types = [2 if i % 3 == 0 else 1 for i in range(len(x))]
+    lines = ["sampan pair style test", "", f"{len(x)} atoms", "2 atom types", "",
+             f"0 {L:.17g} xlo xhi", f"0 {L:.17g} ylo yhi", f"0 {L:.17g} zlo zhi",
+             f"{cell[1, 0]:.17g} {cell[2, 0]:.17g} {cell[2, 1]:.17g} xy xz yz", "", "Masses", "",
+             "1 39.948", "2 83.798", "", "Atoms # atomic", ""]
+    lines += [f"{i + 1} {t} {p[0]:.17g} {p[1]:.17g} {p[2]:.17g}" for i, (t, p) in enumerate(zip(types, x))]
+    lines += ["", "Velocities", ""] + [f"{i + 1} {u[0]:.17g} {u[1]:.17g} {u[2]:.17g}" for i, u in enumerate(v)]
+    path.write_text("\n".join(lines) + "\n")
+    return len(x)
+
+
+def run(tmp, name, ranks):
+    folder = tmp / f"{name}_{ranks}"
+    folder.mkdir()
+    write_data(folder / "data.lmp")
+    (folder / "in.lmp").write_text(
+        "units metal\natom_style atomic\nboundary p p p\natom_modify map array\nread_data data.lmp\n"
+        + PAIRS[name] + COEFFS +
+        "neighbor 1.0 bin\nneigh_modify every 1 delay 0 check yes\ntimestep 0.002\nfix 1 all nve\n"
+        "thermo 10\nthermo_style custom step pe ke press\n"
+        "variable e equal pe\nvariable k equal ke\nvariable p equal press\n"
+        "fix p all print 10 \"$(step) ${e} ${k} ${p}\" file thermo.txt screen no\n"
+        "dump d all custom 50 forces.dump id fx fy fz\ndump_modify d sort id format float %.17g\nrun 50\n")
+    flags = ["--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
+    cmd = [MPIRUN, "-n", str(ranks), *flags, str(DRIVER), "in.lmp", "-log", "log.lammps", "-screen", "none"]
+    proc = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "OMP_NUM_THREADS": "1"})
+    log = (folder / "log.lammps").read_text() if (folder / "log.lammps").exists() else ""
+    assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}{log[-2000:]}"
+    thermo = np.loadtxt(folder / "thermo.txt")
+    frames = [[]]
+    for line in (folder / "forces.dump").read_text().splitlines():
+        parts = line.split()
+        if line.startswith("ITEM: TIMESTEP") and frames[-1]:
+            frames.append([])
+        if len(parts) == 4 and not line.startswith("ITEM"):
+            frames[-1].append([float(p) for p in parts[1:]])
+    return thermo, np.array(frames), log
+
+
+def test_pair_style_matches_lj_cut_under_mpi(tmp_path):
+    ours2, f_ours2, log = run(tmp_path, "sampan", 2)
+    ref2, f_ref2, _ = run(tmp_path, "ljcut", 2)
+    ours1, f_ours1, _ = run(tmp_path, "sampan", 1)
+    assert "2 by 1 by 1 MPI" in log or "1 by 2 by 1 MPI" in log or "1 by 1 by 2 MPI" in log, log[:2000]
+    assert ours2.shape == (6, 4) and f_ours2.shape == (2, 256, 3)
+    # Step 0: the same energy, forces and pressure as lj/cut (to round-off).
+    assert abs(ours2[0, 1] - ref2[0, 1]) < 1e-10
+    np.testing.assert_allclose(f_ours2[0], f_ref2[0], atol=1e-10)
+    assert abs(ours2[0, 3] - ref2[0, 3]) < 1e-6  # bar
+    # 50 steps of NVE: the trajectories stay together (chaos has not amplified round-off yet).
+    np.testing.assert_allclose(ours2[:, 1:3], ref2[:, 1:3], atol=1e-9)
+    np.testing.assert_allclose(f_ours2[1], f_ref2[1], atol=1e-8)
+    # Two ranks and one rank agree.
+    np.testing.assert_allclose(ours2[:, 1:], ours1[:, 1:], atol=1e-9)
+    assert np.abs(f_ours2[0]).max() > 0.01
