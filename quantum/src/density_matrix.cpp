@@ -41,6 +41,35 @@ void apply_gate_or_channel(std::complex<T>* rho, int n, const Gate& g, const dou
     return;
   }
   GateMatrix gm = gate_matrix(g, params, constants);
+  // Fixed gates with real (or diagonal-phase) matrices: the state-vector fast kernels on the row
+  // bits and, since conj(U) = U for X, Z, H and SWAP, on the column bits; no complex products.
+  const int t = gm.targets.back(), n2 = 2 * n;
+  const uint64_t cm = gm.cmask;
+  switch (g.op) {
+    case kX: case kCNOT: case kCCX:
+      kernels::apply_x(rho, n2, t + n, cm << n);
+      kernels::apply_x(rho, n2, t, cm);
+      return;
+    case kZ: case kCZ:
+      kernels::apply_z(rho, n2, t + n, cm << n);
+      kernels::apply_z(rho, n2, t, cm);
+      return;
+    case kH:
+      kernels::apply_h(rho, n2, t + n);
+      kernels::apply_h(rho, n2, t);
+      return;
+    case kSWAP: case kCSWAP:
+      kernels::apply_swap(rho, n2, gm.targets[0] + n, gm.targets[1] + n, cm << n);
+      kernels::apply_swap(rho, n2, gm.targets[0], gm.targets[1], cm);
+      return;
+    case kS: case kSdg: case kT: case kTdg: {
+      const std::complex<T> ph(adjoint ? std::conj(gm.m[3]) : gm.m[3]);
+      kernels::apply_phase(rho, n2, t + n, ph);
+      kernels::apply_phase(rho, n2, t, std::conj(ph));
+      return;
+    }
+    default: break;
+  }
   if (adjoint) gm.m = adjoint_of(gm.m);
   const auto mt = cast_matrix<T>(gm.m);
   kernels::dm_apply_matrix(rho, n, gm.targets, mt.data(), gm.cmask);
@@ -214,23 +243,48 @@ void hamiltonian_matrix(const std::vector<PauliTerm>& h, int n, C* out) {
   }
 }
 
+namespace {
+int64_t g_checkpoint_stride = 0;  // 0: automatic
+
+uint64_t available_bytes() {
+  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : UINT64_MAX;
+}
+}  // namespace
+
+void set_density_matrix_checkpoint_stride(int64_t stride) {
+  SAMPAN_CHECK(stride >= 0, ValueError, "set_density_matrix_checkpoint_stride: stride must be >= 0, got ", stride);
+  g_checkpoint_stride = stride;
+}
+
 void dm_adjoint_gradient(const double* params, int64_t n_params, const std::vector<Gate>& gates,
                          const std::vector<double>& constants, int n, const C* lambda, double* grad) {
   for (int64_t p = 0; p < n_params; ++p) grad[p] = 0;
   const size_t NN = size_t(1) << (2 * n);
-  uint64_t n_channels = 0;
-  for (const auto& g : gates) n_channels += is_channel_opcode(g.op) ? 1 : 0;
-  // rho, lambda and one checkpoint of rho before each channel.
-  check_density_matrix_fits(n, DType::Complex128, "quantum: density-matrix gradient", 2 + n_channels);
+  std::vector<size_t> channel_gate;  // gate index of each channel
+  for (size_t k = 0; k < gates.size(); ++k)
+    if (is_channel_opcode(gates[k].op)) channel_gate.push_back(k);
+  const size_t n_channels = channel_gate.size();
+  // Checkpoints: rho before every channel when (2 + channels) matrices fit in memory; otherwise
+  // only before every s-th channel (s = ceil(sqrt(channels))), and each segment's checkpoints are
+  // recomputed from its anchor when the backward sweep enters it (one extra forward pass in all,
+  // 2 + channels/s + s matrices).
+  size_t stride = static_cast<size_t>(g_checkpoint_stride);
+  if (stride == 0) {
+    const unsigned __int128 all = static_cast<unsigned __int128>(NN) * sizeof(C) * (2 + n_channels);
+    stride = all <= available_bytes() ? 1 : std::max<size_t>(1, static_cast<size_t>(std::ceil(std::sqrt(double(n_channels)))));
+  }
+  const size_t copies = 2 + (n_channels + stride - 1) / stride + (stride > 1 ? stride : 0);
+  check_density_matrix_fits(n, DType::Complex128, "quantum: density-matrix gradient", copies);
   std::vector<C> rho(NN), lam(lambda, lambda + NN);
-  std::vector<std::vector<C>> before_channel;
-  before_channel.reserve(n_channels);
+  std::vector<std::vector<C>> anchors, segment;
   std::fill(rho.begin(), rho.end(), C(0));
   rho[0] = 1;
-  for (const auto& g : gates) {
-    if (is_channel_opcode(g.op)) before_channel.push_back(rho);
-    apply_gate_or_channel(rho.data(), n, g, params, constants, false);
+  for (size_t k = 0, c = 0; k < gates.size(); ++k) {
+    if (is_channel_opcode(gates[k].op) && c++ % stride == 0) anchors.push_back(rho);
+    apply_gate_or_channel(rho.data(), n, gates[k], params, constants, false);
   }
+  size_t channel = n_channels;
   // Only the Hermitian part of lambda pairs with a Hermitian rho: Re<A, rho> = 0 for A^+ = -A.
   kernels::hermitize(lam.data(), n);
   const int n2 = 2 * n;
@@ -238,8 +292,19 @@ void dm_adjoint_gradient(const double* params, int64_t n_params, const std::vect
     const Gate& g = gates[k];
     if (is_channel_opcode(g.op)) {
       // E = Re<lam_k, S rho_{k-1}> + ..., so dE/dp = Re<lam_k, dS/dp rho_{k-1}>.
-      rho = std::move(before_channel.back());
-      before_channel.pop_back();
+      --channel;
+      if (segment.empty()) {  // entering a segment: rebuild rho before each of its channels
+        const size_t c0 = channel - channel % stride;
+        std::vector<C> r = std::move(anchors[c0 / stride]);
+        for (size_t j = c0; j < channel; ++j) {
+          segment.push_back(r);
+          for (size_t gk = channel_gate[j]; gk < channel_gate[j + 1]; ++gk)
+            apply_gate_or_channel(r.data(), n, gates[gk], params, constants, false);
+        }
+        segment.push_back(std::move(r));
+      }
+      rho = std::move(segment.back());
+      segment.pop_back();
       const std::vector<int> bits = kernels::superop_bits(g.qubits, n);
       for (size_t j = 0; j < g.slots.size(); ++j) {
         if (g.slots[j] < 0) continue;

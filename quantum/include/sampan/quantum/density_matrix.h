@@ -62,10 +62,15 @@ double dm_expectation_value(const complex128* rho, const std::vector<PauliTerm>&
 /// The dense 2^n x 2^n matrix of H (row-major) written into out.
 void hamiltonian_matrix(const std::vector<PauliTerm>& h, int n_qubits, complex128* out);
 /// d Re<lambda, rho(params)> / dparams (<A, B> = tr(A^+ B)) by the adjoint method over channels:
-/// rho is kept at every channel boundary (one copy per channel), lambda is carried backwards
+/// rho is kept at every channel boundary (one copy per channel; when those do not fit in memory,
+/// only at every s-th channel with s = ceil(sqrt(channels)), the rest recomputed segment by
+/// segment: one extra forward pass), lambda is carried backwards
 /// through the adjoint channels and un-applied gates. Written into grad (n_params entries).
 /// lambda (2^n x 2^n) need not be Hermitian: only its Hermitian part matters for a Hermitian rho.
 void dm_adjoint_gradient(const double* params, int64_t n_params, const std::vector<Gate>& gates,
                          const std::vector<double>& constants, int n_qubits, const complex128* lambda, double* grad);
+/// Forces the checkpoint stride of dm_adjoint_gradient (keep rho before every stride-th channel);
+/// 0 (the default) chooses it from the memory available. For tests and memory tuning.
+void set_density_matrix_checkpoint_stride(int64_t stride);
 
 }  // namespace sampan::quantum
