@@ -122,3 +122,22 @@ def test_python_potential_errors_are_clear():
         md.VelocityVerlet(1.0, units="si")
     with pytest.raises(ValueError, match="symmetric"):
         md.LennardJones([[1, 2], [3, 4]], 1.0, rcut=2.0)
+
+
+def test_nve_with_the_deepmd_model_conserves_energy():
+    import os
+    import pathlib
+    golden = pathlib.Path(os.environ.get("SAMPAN_DEEPMD_DATA", "/work/shared/data")) / "deepmd_golden_se_e2_a"
+    if not (golden / "deeppot_sea.yaml").exists():
+        pytest.skip(f"golden model not found in {golden}")
+    pot = md.load_deeppot(golden / "deeppot_sea.yaml")
+    assert pot.cutoff() == 6.0 and pot.ntypes() == 2
+    # DeePMD-kit's 6-atom test configuration (O H H O H H) in a 13 Å cube, 300 K, dt 0.5 fs.
+    x = np.array([12.83, 2.56, 2.18, 12.09, 2.87, 2.74, 0.25, 3.32, 1.68,
+                  3.36, 3.00, 1.81, 3.51, 2.51, 2.60, 4.27, 3.22, 1.56]).reshape(6, 3)
+    s = md.State(x, [0, 1, 1, 0, 1, 1], masses=[15.999, 1.008], box=md.box([13.0] * 3))
+    s.initialize_velocities(300.0, seed=2)
+    th = md.run(s, pot, md.VelocityVerlet(dt_fs=0.5), steps=40, thermo_every=5)  # ~50 ms a step today
+    assert np.isfinite(th["etotal"]).all()
+    assert np.ptp(th["ke"]) > 1e-4  # the atoms move and exchange energy with the model
+    assert np.ptp(th["etotal"]) < 0.02 * np.ptp(th["ke"]) + 1e-6

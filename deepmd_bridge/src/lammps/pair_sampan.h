@@ -4,14 +4,20 @@
 //   pair_style sampan/deepmd lj RCUT [shift yes|no]
 //   pair_coeff I J EPS SIGMA          (eV, Å; I, J may be ranges such as * or 1*2)
 //
+//   pair_style sampan/deepmd model FILE   (DeePMD-kit YAML serialization, or a sampan model file)
+//   pair_coeff * * O H                    (the model's type name of each LAMMPS type)
+//
 // Each step the owned and ghost atoms of the rank go to Potential::compute_local as points in open
 // space: the energy of the owned atoms and the forces on all of them come back; LAMMPS adds ghost
 // forces to their owners (newton pair on, required) and sums energies over ranks. The virial is
-// LAMMPS's sum of x . f over owned and ghost atoms (fdotr). The potential must be strictly local
-// within its cutoff, which LAMMPS's ghost shell (cutoff + skin) covers.
+// the sum of x (x) f over owned and ghost atoms. The potential must be strictly local within its
+// cutoff, which LAMMPS's ghost shell (cutoff + skin) covers. A potential without compute_local
+// (the DeePMD model so far) runs on one rank: the owned atoms and LAMMPS's box go to
+// Potential::compute, which handles the periodic images itself.
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "lammps/fmt_compat.h"  // first: before any LAMMPS header
@@ -33,8 +39,12 @@ class PairSampan : public LAMMPS_NS::Pair {
  private:
   void allocate();
   void build_potential();
+  void add_virial(const double* w);
   double rcut_ = 0;
   bool shift_ = false;
+  std::string model_path_;            // model mode when not empty
+  std::vector<int> type_of_lammps_;   // model mode: [ntypes + 1], LAMMPS type -> model type
+  bool whole_system_ = false;         // the potential has no compute_local: use compute()
   std::vector<double> eps_, sigma_;  // [ntypes, ntypes], 0-based
   std::unique_ptr<Potential> potential_;
   std::vector<double> positions_, forces_;

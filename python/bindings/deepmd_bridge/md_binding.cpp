@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "bindings.h"
+#include "sampan/deepmd/deep_pot.h"
 #include "sampan/deepmd/md/lennard_jones.h"
 #include "sampan/deepmd/md/simulation.h"
 #include "sampan/deepmd/neighbor_list.h"
@@ -136,6 +137,14 @@ void init_deepmd_md(py::module_& root) {
       .def_property_readonly("sigma", &md::LennardJones::sigma)
       .def_property_readonly("shift", &md::LennardJones::shift)
       .def_property_readonly("list_builds", &md::LennardJones::list_builds);
+
+  // The DeePMD model as a Potential for MD: DeePMD-kit's YAML serialization (.yaml/.yml) or a
+  // model saved by sampan (HDF5). Returned as the Potential base (no second binding of DeepPot).
+  m.def("load_deeppot", [](const std::string& path) -> std::unique_ptr<Potential> {
+    py::gil_scoped_release no_gil;
+    const bool yaml = path.size() > 5 && (path.substr(path.size() - 5) == ".yaml" || path.substr(path.size() - 4) == ".yml");
+    return std::make_unique<DeepPot>(yaml ? DeepPot::from_deepmd_yaml(path) : DeepPot::load(path));
+  }, py::arg("path"));
 
   py::class_<md::State>(m, "State")
       .def(py::init([](const std::vector<double>& positions, const std::vector<int>& types,

@@ -34,7 +34,7 @@ NoseHooverChain = _md.NoseHooverChain
 Langevin = _md.Langevin
 Berendsen = _md.Berendsen
 
-__all__ = ["Box", "box", "neighbor_list", "Potential", "LennardJones", "LjOpPotential", "State",
+__all__ = ["Box", "box", "neighbor_list", "Potential", "LennardJones", "LjOpPotential", "load_deeppot", "State",
            "VelocityVerlet", "NoseHooverChain", "Langevin", "Berendsen", "run", "read_h5md",
            "h5md_to_extxyz"]
 
@@ -126,6 +126,12 @@ def LennardJones(eps, sigma, rcut, shift=False, skin=0.0, ntypes=None):
     lj = _md.LennardJones(ntypes, _table(eps, ntypes, "eps"), _table(sigma, ntypes, "sigma"), float(rcut),
                           bool(shift), float(skin))
     return lj
+
+
+def load_deeppot(path):
+    """The DeePMD model (se_e2_a) as a potential for MD: DeePMD-kit's backend-neutral YAML
+    serialization (``.yaml``) or a model file written by sampan (``sampan deepmd freeze``)."""
+    return _md.load_deeppot(str(path))
 
 
 def evaluate(potential, positions, types, box):
