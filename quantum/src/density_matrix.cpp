@@ -258,7 +258,8 @@ void set_density_matrix_checkpoint_stride(int64_t stride) {
 }
 
 void dm_adjoint_gradient(const double* params, int64_t n_params, const std::vector<Gate>& gates,
-                         const std::vector<double>& constants, int n, const C* lambda, double* grad) {
+                         const std::vector<double>& constants, int n, const C* lambda, double* grad, const C* initial,
+                         C* grad_initial) {
   for (int64_t p = 0; p < n_params; ++p) grad[p] = 0;
   const size_t NN = size_t(1) << (2 * n);
   std::vector<size_t> channel_gate;  // gate index of each channel
@@ -278,15 +279,21 @@ void dm_adjoint_gradient(const double* params, int64_t n_params, const std::vect
   check_density_matrix_fits(n, DType::Complex128, "quantum: density-matrix gradient", copies);
   std::vector<C> rho(NN), lam(lambda, lambda + NN);
   std::vector<std::vector<C>> anchors, segment;
-  std::fill(rho.begin(), rho.end(), C(0));
-  rho[0] = 1;
+  if (initial) {
+    std::copy(initial, initial + NN, rho.begin());
+  } else {
+    std::fill(rho.begin(), rho.end(), C(0));
+    rho[0] = 1;
+  }
   for (size_t k = 0, c = 0; k < gates.size(); ++k) {
     if (is_channel_opcode(gates[k].op) && c++ % stride == 0) anchors.push_back(rho);
     apply_gate_or_channel(rho.data(), n, gates[k], params, constants, false);
   }
   size_t channel = n_channels;
-  // Only the Hermitian part of lambda pairs with a Hermitian rho: Re<A, rho> = 0 for A^+ = -A.
-  kernels::hermitize(lam.data(), n);
+  // From |0><0| every rho_k is Hermitian, and only the Hermitian part of lambda pairs with a
+  // Hermitian rho (Re<A, rho> = 0 for A^+ = -A); a given initial matrix may be anything.
+  const bool hermitian = initial == nullptr;
+  if (hermitian) kernels::hermitize(lam.data(), n);
   const int n2 = 2 * n;
   for (size_t k = gates.size(); k-- > 0;) {
     const Gate& g = gates[k];
@@ -336,12 +343,24 @@ void dm_adjoint_gradient(const double* params, int64_t n_params, const std::vect
         const C ip = dim == 2 ? kernels::inner_1q(lam.data(), rho.data(), n2, u.targets[0] + n, G.data(), cm)
                               : kernels::inner_2q(lam.data(), rho.data(), n2, u.targets[0] + n, u.targets[1] + n,
                                                   G.data(), cm);
-        grad[g.slots[j]] += 2.0 * ip.real();
+        if (hermitian) {
+          grad[g.slots[j]] += 2.0 * ip.real();
+        } else {
+          // Re<lam, rho G^+> separately: (rho G^+)[r, c] = sum_m rho[r, m] conj(G[c, m]), conj(G)
+          // on the column bits.
+          std::vector<C> Gc(G.size());
+          for (size_t i = 0; i < G.size(); ++i) Gc[i] = std::conj(G[i]);
+          const C ic = dim == 2 ? kernels::inner_1q(lam.data(), rho.data(), n2, u.targets[0], Gc.data(), u.cmask)
+                                : kernels::inner_2q(lam.data(), rho.data(), n2, u.targets[0], u.targets[1], Gc.data(),
+                                                    u.cmask);
+          grad[g.slots[j]] += ip.real() + ic.real();
+        }
       }
     }
     apply_gate_or_channel(rho.data(), n, g, params, constants, true);
     apply_gate_or_channel(lam.data(), n, g, params, constants, true);
   }
+  if (grad_initial) std::copy(lam.begin(), lam.end(), grad_initial);
 }
 
 }  // namespace sampan::quantum

@@ -66,6 +66,40 @@ void dm_expectation_grad_cpu(const Tensor& params, const IntList& circuit, const
                       out.data<double>());
 }
 
+// n from a [2^n, 2^n] complex matrix.
+int64_t dm_qubits(const TensorSpec& rho, const char* who) {
+  SAMPAN_CHECK(rho.dtype == DType::Complex128 || rho.dtype == DType::Complex64, TypeError, who,
+               ": rho must be complex64 or complex128, got ", dtype_name(rho.dtype));
+  SAMPAN_CHECK(rho.dim() == 2 && rho.shape[0] == rho.shape[1] && rho.shape[0] >= 2 &&
+                   (rho.shape[0] & (rho.shape[0] - 1)) == 0,
+               ValueError, who, ": rho must be [2^n, 2^n], got shape ", shape_str(rho.shape));
+  int64_t n = 0;
+  while ((int64_t(1) << n) < rho.shape[0]) ++n;
+  return n;
+}
+
+void evolve_cpu(const Tensor& params, const Tensor& rho, const IntList& circuit, const FloatList& constants, Tensor& out) {
+  const int64_t n = dm_qubits(TensorSpec(rho), "quantum::evolve_density_matrix");
+  const Tensor p = dense(params);
+  const auto gates = decode_circuit(circuit, p.numel(), constants, n, "quantum::evolve_density_matrix", true);
+  const Tensor r = dense(cast(rho, DType::Complex128));
+  complex128* o = out.data<complex128>();
+  std::copy(r.data<complex128>(), r.data<complex128>() + r.numel(), o);
+  for (const auto& g : gates) apply_to_density_matrix(o, static_cast<int>(n), g, p.data<double>(), constants);
+}
+
+void evolve_vjp_cpu(const Tensor& params, const Tensor& rho, const Tensor& cotangent, const IntList& circuit,
+                    const FloatList& constants, Tensor& grad_params, Tensor& grad_rho) {
+  const int64_t n = dm_qubits(TensorSpec(rho), "quantum::evolve_density_matrix_vjp");
+  const Tensor p = dense(params);
+  const auto gates = decode_circuit(circuit, p.numel(), constants, n, "quantum::evolve_density_matrix_vjp", true);
+  const Tensor r = dense(cast(rho, DType::Complex128)), g = dense(cast(cotangent, DType::Complex128));
+  Tensor gr = Tensor::empty(rho.shape(), DType::Complex128);
+  dm_adjoint_gradient(p.data<double>(), p.numel(), gates, constants, static_cast<int>(n), g.data<complex128>(),
+                      grad_params.data<double>(), r.data<complex128>(), gr.data<complex128>());
+  grad_rho = cast(gr, rho.dtype());
+}
+
 const char* kDmDoc =
     " rho is 2^n x 2^n row-major, qubit q is bit q of the row and column index (qubit 0 least significant). "
     "circuit: the gate encoding of quantum::expectation plus noise channels (opcodes 100 BIT_FLIP, "
@@ -153,6 +187,46 @@ SAMPAN_OP(quantum, dm_expectation_grad)
       return TensorSpec{params.shape, DType::Float64, params.device};
     })
     .cpu(dm_expectation_grad_cpu)
+    .nondifferentiable()
+    .dtypes({DType::Float64});
+
+SAMPAN_OP(quantum, evolve_density_matrix)
+    .doc(std::string("E(rho) (complex128 [2^n, 2^n]): the circuit of gates and noise channels applied to a given "
+                     "density matrix rho (any complex [2^n, 2^n] matrix; n from its shape). Differentiable in params "
+                     "and in rho (quantum::evolve_density_matrix_vjp: the same adjoint sweep, the cotangent carried "
+                     "back through the whole circuit is rho's gradient); once differentiable.") + kDmDoc)
+    .args("params", "rho", "circuit", "constants")
+    .outputs("rho_out")
+    .shape([](const TensorSpec& params, const TensorSpec& rho, const IntList& circuit, const FloatList& constants) {
+      const int64_t n = dm_qubits(rho, "quantum::evolve_density_matrix");
+      validate_dm(params, circuit, constants, n, "quantum::evolve_density_matrix");
+      return TensorSpec{rho.shape, DType::Complex128, rho.device};
+    })
+    .cpu(evolve_cpu)
+    .vjp([](const VjpContext& c) -> Grads {
+      if (!c.needs_grad(0) && !c.needs_grad(1)) return Grads(2);
+      static OpHandle vjp_op("quantum::evolve_density_matrix_vjp");
+      auto g = vjp_op(c.input(0), c.input(1), c.grad_output(0), c.attr<IntList>(2), c.attr<FloatList>(3));
+      return {g[0], g[1]};
+    })
+    .once_differentiable()
+    .dtypes({DType::Float64});
+
+SAMPAN_OP(quantum, evolve_density_matrix_vjp)
+    .doc(std::string("(d/dparams, d/drho) of Re<cotangent, E(rho)> for quantum::evolve_density_matrix. Not "
+                     "differentiable itself.") + kDmDoc)
+    .args("params", "rho", "cotangent", "circuit", "constants")
+    .outputs("grad_params", "grad_rho")
+    .shape([](const TensorSpec& params, const TensorSpec& rho, const TensorSpec& cot, const IntList& circuit,
+              const FloatList& constants) {
+      const int64_t n = dm_qubits(rho, "quantum::evolve_density_matrix_vjp");
+      validate_dm(params, circuit, constants, n, "quantum::evolve_density_matrix_vjp");
+      SAMPAN_CHECK(cot.shape == rho.shape, ValueError, "quantum::evolve_density_matrix_vjp: the cotangent must be ",
+                   shape_str(rho.shape), ", got ", shape_str(cot.shape));
+      return std::vector<TensorSpec>{TensorSpec{params.shape, DType::Float64, params.device},
+                                     TensorSpec{rho.shape, rho.dtype, rho.device}};
+    })
+    .cpu(evolve_vjp_cpu)
     .nondifferentiable()
     .dtypes({DType::Float64});
 

@@ -291,3 +291,38 @@ def test_noisy_vqe_with_adam_reaches_dressed_ground_energy():
     final = c.expectation(h).item()
     assert final == pytest.approx(target, abs=1e-4)
     assert final > exact + 0.05  # the noise costs energy: it did not find the noiseless optimum
+
+
+def test_density_matrix_channels_and_circuits_on_a_given_state():
+    # Bell state, then 2-qubit depolarizing on the DensityMatrix: the isotropic state (1-p) Phi+ + p I/4.
+    p = 0.4
+    bell = DensityMatrix.from_state(Circuit(2).h(0).cnot(0, 1).state())
+    iso = bell.generalized_depolarizing(p, [0, 1]).numpy()
+    phi = np.zeros(4); phi[[0, 3]] = 1 / math.sqrt(2)
+    np.testing.assert_allclose(iso, (1 - p) * np.outer(phi, phi) + p * np.eye(4) / 4, atol=1e-14)
+    # Each channel method equals the same channel at the end of a circuit.
+    for name, values in CASES:
+        c, rho = prepared()
+        got = getattr(DensityMatrix(rho), name)(*values, 0).numpy()
+        getattr(c, name)(*values, 0)
+        np.testing.assert_allclose(got, c.density_matrix().numpy(), atol=1e-13, err_msg=name)
+    # Gradients flow through the input matrix and the applied circuit's parameters.
+    theta = sp.tensor(np.array([0.7, -0.4]), requires_grad=True)
+    h = Hamiltonian([(1.0, "Z0 Z1"), (0.6, "X0")])
+
+    def energy(t, via_state):
+        first = Circuit(2).ry(t[0:1], 0).cnot(0, 1)
+        second = Circuit(2).amplitude_damping(0.3, 1).rx(t[1:2], 0).depolarizing(0.1, 0)
+        if via_state:
+            rho = DensityMatrix.from_state(first.state()).apply(second)
+            return rho.expectation(h)
+        whole = Circuit(2).ry(t[0:1], 0).cnot(0, 1).amplitude_damping(0.3, 1).rx(t[1:2], 0).depolarizing(0.1, 0)
+        return whole.expectation(h)
+
+    e = energy(theta, True)
+    g = sp.grad([e], [theta])[0].numpy()
+    ref = sp.grad([energy(theta, False)], [theta])[0].numpy()
+    assert e.item() == pytest.approx(energy(theta, False).item(), abs=1e-13)
+    np.testing.assert_allclose(g, ref, atol=1e-12)
+    with pytest.raises(ValueError, match="3 qubits"):
+        bell.apply(Circuit(3))

@@ -242,7 +242,8 @@ class NoiseMixin:
 
 class DensityMatrix:
     """A density matrix (complex sp tensor [2^n, 2^n], rho[r, c] with qubit q = bit q of r and c)
-    with the observables of sampan.quantum. ``DensityMatrix(circuit)`` runs a circuit (with or
+    with the observables of sampan.quantum, ``apply(circuit)`` and one method per channel
+    (``rho.amplitude_damping(0.2, 0)``), all differentiable. ``DensityMatrix(circuit)`` runs a circuit (with or
     without channels) from |0...0><0...0|; ``DensityMatrix(tensor)`` wraps a matrix;
     ``DensityMatrix.from_state(psi)`` is |psi><psi| (differentiable in psi)."""
 
@@ -268,6 +269,17 @@ class DensityMatrix:
 
     def numpy(self):
         return self.data.detach().numpy()
+
+    def apply(self, circuit):
+        """E(rho) for a Circuit (gates and channels) on as many qubits: a new DensityMatrix,
+        differentiable in this matrix and in the circuit's parameters (op
+        quantum::evolve_density_matrix). The channel methods (bit_flip, depolarizing, kraus_repr,
+        ...) are shortcuts: ``rho.depolarizing(0.1, [0])`` = ``rho.apply(Circuit(n).depolarizing(0.1, [0]))``."""
+        if circuit.n_qubits != self.n_qubits:
+            raise ValueError(f"DensityMatrix.apply: the circuit has {circuit.n_qubits} qubits, the state "
+                             f"{self.n_qubits}")
+        params, enc, consts = circuit._encode()
+        return DensityMatrix(sp.ops.quantum.evolve_density_matrix(params, self.data, enc, consts))
 
     def trace(self):
         """tr(rho) (real part, float64 sp scalar)."""
@@ -335,6 +347,21 @@ class DensityMatrix:
         else:
             bits = [int(b) for b in ([outcome] if isinstance(outcome, numbers.Integral) else outcome)]
         return sp.ops.quantum.measure(state, qubits, bits)
+
+
+def _channel_shortcut(name):
+    def method(self, *args, **kwargs):
+        from .circuit import Circuit
+        c = Circuit(self.n_qubits)
+        getattr(c, name)(*args, **kwargs)
+        return self.apply(c)
+    method.__name__ = name
+    method.__doc__ = f"A new DensityMatrix: this one after the channel Circuit.{name} (same arguments)."
+    return method
+
+
+for _name in CHANNEL_OPCODES:
+    setattr(DensityMatrix, _name, _channel_shortcut(_name))
 
 
 def format_bits(b, m):

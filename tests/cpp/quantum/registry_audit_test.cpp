@@ -85,6 +85,17 @@ Tensor sample_state(bool density_matrix) {
   return complex(from_vector(rr, {8, 8}), from_vector(ri, {8, 8}));
 }
 
+Tensor complex_cotangent(const Shape& s, double a);
+
+// The noisy circuit applied to a given (non-Hermitian, so no shortcut can hide) 3-qubit matrix.
+Values evolve_sample(bool vjp) {
+  Values v = noisy_sample(0);
+  v.pop_back();  // n_qubits comes from rho
+  Values r = {v[0], complex_cotangent({8, 8}, 0.35), v[1], v[2]};
+  if (vjp) r.insert(r.begin() + 2, complex_cotangent({8, 8}, 0.8));
+  return r;
+}
+
 Tensor complex_cotangent(const Shape& s, double a) {
   const int64_t n = shape_numel(s);
   std::vector<double> re(static_cast<size_t>(n)), im(static_cast<size_t>(n));
@@ -111,6 +122,8 @@ TEST(QuantumRegistryAudit, EveryQuantumOpHasSamplesAndPassesCheckOp) {
       {"quantum::density_matrix_vjp", {noisy_sample(2)}},
       {"quantum::dm_expectation", {noisy_sample(1)}},
       {"quantum::dm_expectation_grad", {noisy_sample(1)}},
+      {"quantum::evolve_density_matrix", {evolve_sample(false)}},
+      {"quantum::evolve_density_matrix_vjp", {evolve_sample(true)}},
       {"quantum::probabilities", {{sample_state(false), IntList{2, 0}}, {sample_state(true), IntList{1, 2}},
                                   {sample_state(false), IntList{}}}},
       {"quantum::probabilities_vjp", {{sample_state(false), from_vector(w, {4}), IntList{2, 0}},

@@ -67,8 +67,12 @@ void hamiltonian_matrix(const std::vector<PauliTerm>& h, int n_qubits, complex12
 /// segment: one extra forward pass), lambda is carried backwards
 /// through the adjoint channels and un-applied gates. Written into grad (n_params entries).
 /// lambda (2^n x 2^n) need not be Hermitian: only its Hermitian part matters for a Hermitian rho.
+/// With `initial` (2^n x 2^n, any complex matrix) the circuit starts from it instead of
+/// |0...0><0...0|: no Hermitian shortcut is taken, and grad_initial (when given) receives
+/// d Re<lambda, rho>/d initial = E^+(lambda), the cotangent carried back through the whole circuit.
 void dm_adjoint_gradient(const double* params, int64_t n_params, const std::vector<Gate>& gates,
-                         const std::vector<double>& constants, int n_qubits, const complex128* lambda, double* grad);
+                         const std::vector<double>& constants, int n_qubits, const complex128* lambda, double* grad,
+                         const complex128* initial = nullptr, complex128* grad_initial = nullptr);
 /// Forces the checkpoint stride of dm_adjoint_gradient (keep rho before every stride-th channel);
 /// 0 (the default) chooses it from the memory available. For tests and memory tuning.
 void set_density_matrix_checkpoint_stride(int64_t stride);
