@@ -6,7 +6,7 @@ are faster). Asserts nothing; a missing peer is reported, never an error.
     .venv-bench/bin/python bench/quantum_bench.py        # 1 and 2 threads, one subprocess each
 
 Ours: a circuit of K copies of the gate against a circuit of one copy, (t_K - t_1) / (K - 1), so
-the allocation, zero fill and Python call cancel. qulacs: gate.update_quantum_state on a Haar
+the allocation, zero fill and Python call cancel (gate fusion off: it would merge the copies). qulacs: gate.update_quantum_state on a Haar
 random state. Aer: the same K-versus-1 difference of AerSimulator.run with save_statevector.
 Gates: dense = U3(0.3, 0.5, 0.7) as a generic 2x2 matrix (qulacs DenseMatrix, Aer unitary),
 H, CNOT with target t and control (t + 1) mod n. Aer is timed on every third target (its
@@ -109,6 +109,8 @@ def importable(name):
 def worker(threads):
     import sampan as sp
     sp.set_num_threads(threads)
+    # Per-gate timing: K copies of one gate would fuse into a single block, so fusion is off here.
+    sp._C.quantum_set_fusion(False)
     have_qulacs = importable("qulacs")
     have_aer = importable("qiskit_aer") and importable("qiskit")
     if not have_qulacs:

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -77,6 +78,7 @@ struct VecD {
   static V fmadd(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
   static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
   static V addsub(V a, V b) { return _mm256_addsub_pd(a, b); }
+  static V add(V a, V b) { return _mm256_add_pd(a, b); }
   static V swap_re_im(V v) { return _mm256_permute_pd(v, 0x5); }
   // Lane l of the result is lane l ^ s of v.
   template <int S> static V lane_xor(V v) {
@@ -100,6 +102,7 @@ struct VecF {
   static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
   static V addsub(V a, V b) { return _mm256_addsub_ps(a, b); }
+  static V add(V a, V b) { return _mm256_add_ps(a, b); }
   static V swap_re_im(V v) { return _mm256_permute_ps(v, 0xB1); }
   template <int S> static V lane_xor(V v) {
     if constexpr (S == 0) return v;
@@ -179,14 +182,34 @@ void dense_lanes(std::complex<typename VT::T>* a, int n, const Layout& s, const 
           else if (active) lane[l] = m[local_index(s, o, l) * dim + local_index(s, o2, l ^ x)];
           else lane[l] = (o == o2 && x == 0) ? Cx(1) : Cx(0);
         }
+        // Stored at lane l ^ x: the kernel multiplies the unpermuted input and permutes the
+        // product, perm_x(C' in)[l] = C'[l ^ x] in[l ^ x] = C[l] in[l ^ x] (one shuffle per
+        // output and x instead of two per input and x).
+        if (x != 0) {
+          Cx shifted[L];
+          for (int l = 0; l < L; ++l) shifted[l ^ x] = lane[l];
+          for (int l = 0; l < L; ++l) lane[l] = shifted[l];
+        }
         VT::set_dup(lane, cre[o][o2][x], cim[o][o2][x]);
       }
   uint64_t off[NO];
   for (int o = 0; o < NO; ++o) off[o] = s.offsets[o];
   const uint64_t high_controls = cmask & ~uint64_t(L - 1);
   T* base = reinterpret_cast<T*>(a);
-  for_each_register(n, s.zero_mask, high_controls, VT::kLaneBits, [&](uint64_t i) {
+  struct Coefficients {
+    V re[NO][NO][L], im[NO][NO][L];
+    uint64_t off[NO];
+  } k;
+  for (int o = 0; o < NO; ++o) {
+    k.off[o] = off[o];
+    for (int o2 = 0; o2 < NO; ++o2)
+      for (int x = 0; x < L; ++x) k.re[o][o2][x] = cre[o][o2][x], k.im[o][o2][x] = cim[o][o2][x];
+  }
+  for_each_register(n, s.zero_mask, high_controls, VT::kLaneBits, [k, base](uint64_t i) __attribute__((always_inline)) {
     {
+      const auto& cre = k.re;
+      const auto& cim = k.im;
+      const auto& off = k.off;
       V in[NO], sw[NO];
       for (int o = 0; o < NO; ++o) {
         in[o] = VT::load(base + 2 * (i + off[o]));
@@ -194,24 +217,26 @@ void dense_lanes(std::complex<typename VT::T>* a, int n, const Layout& s, const 
       }
       V out[NO];
       for (int o = 0; o < NO; ++o) {
-        V re = VT::zero(), im = VT::zero();
-        for (int o2 = 0; o2 < NO; ++o2) {
+        V re = VT::mul(cre[o][0][0], in[0]), im = VT::mul(cim[o][0][0], sw[0]);
+        for (int o2 = 1; o2 < NO; ++o2) {
           re = VT::fmadd(cre[o][o2][0], in[o2], re);
           im = VT::fmadd(cim[o][o2][0], sw[o2], im);
-          if constexpr ((IN_MASK & 1) != 0) {
-            re = VT::fmadd(cre[o][o2][1], VT::template lane_xor<1>(in[o2]), re);
-            im = VT::fmadd(cim[o][o2][1], VT::template lane_xor<1>(sw[o2]), im);
-          }
-          if constexpr ((IN_MASK & 2) != 0) {
-            re = VT::fmadd(cre[o][o2][2 % L], VT::template lane_xor<2>(in[o2]), re);
-            im = VT::fmadd(cim[o][o2][2 % L], VT::template lane_xor<2>(sw[o2]), im);
-          }
-          if constexpr (IN_MASK == 3) {
-            re = VT::fmadd(cre[o][o2][3 % L], VT::template lane_xor<3>(in[o2]), re);
-            im = VT::fmadd(cim[o][o2][3 % L], VT::template lane_xor<3>(sw[o2]), im);
-          }
         }
-        out[o] = VT::addsub(re, im);
+        V acc = VT::addsub(re, im);
+        // The in-lane partners: products with the lane-shifted coefficients, then one shuffle.
+        auto partner = [&](auto x_const) {
+          constexpr int X = decltype(x_const)::value;
+          V pre = VT::mul(cre[o][0][X % L], in[0]), pim = VT::mul(cim[o][0][X % L], sw[0]);
+          for (int o2 = 1; o2 < NO; ++o2) {
+            pre = VT::fmadd(cre[o][o2][X % L], in[o2], pre);
+            pim = VT::fmadd(cim[o][o2][X % L], sw[o2], pim);
+          }
+          acc = VT::add(acc, VT::template lane_xor<X>(VT::addsub(pre, pim)));
+        };
+        if constexpr ((IN_MASK & 1) != 0) partner(std::integral_constant<int, 1>());
+        if constexpr ((IN_MASK & 2) != 0) partner(std::integral_constant<int, 2>());
+        if constexpr (IN_MASK == 3) partner(std::integral_constant<int, 3>());
+        out[o] = acc;
       }
       for (int o = 0; o < NO; ++o) VT::store(base + 2 * (i + off[o]), out[o]);
     }
@@ -238,8 +263,17 @@ void diag_lanes(std::complex<typename VT::T>* a, int n, const Layout& s, const s
   const uint64_t off1 = NO > 1 ? s.offsets[1] : 0;
   const uint64_t high_controls = cmask & ~uint64_t(L - 1);
   T* base = reinterpret_cast<T*>(a);
-  for_each_register(n, s.zero_mask, high_controls, VT::kLaneBits, [&](uint64_t i) {
+  struct Diagonal {
+    V re[NO], im[NO];
+    uint64_t off1;
+  } k;
+  for (int o = 0; o < NO; ++o) k.re[o] = dre[o], k.im[o] = dim_[o];
+  k.off1 = off1;
+  for_each_register(n, s.zero_mask, high_controls, VT::kLaneBits, [k, base](uint64_t i) __attribute__((always_inline)) {
     {
+      const auto& dre = k.re;
+      const auto& dim_ = k.im;
+      const uint64_t off1 = k.off1;
       for (int o = SKIP0 ? 1 : 0; o < NO; ++o) {
         T* p = base + 2 * (i + (o ? off1 : 0));
         const V x = VT::load(p);
