@@ -50,7 +50,7 @@ from .utils.cpp_extension import load_op_library  # noqa: E402  (a built op libr
 from .io import save, load  # noqa: E402  (checkpoints in HDF5)
 
 # Subpackages that other modules add (sp.nn, sp.optim ...) load on first use.
-_LAZY_SUBPACKAGES = ("nn", "optim", "io", "jit", "amp", "distributed", "data", "quantum", "deepmd")
+_LAZY_SUBPACKAGES = ("nn", "optim", "io", "jit", "amp", "distributed", "data", "quantum", "deepmd", "helix")
 
 
 def __getattr__(name):

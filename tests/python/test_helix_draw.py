@@ -56,3 +56,8 @@ def test_grid():
     assert root.get("width") == "300px" and root.get("height") == "240px"
     with pytest.raises(ValueError, match="2 legends for 3 molecules"):
         helix.draw_grid_svg(["CCO", "c1ccccc1", "CC(=O)O"], legends=["a", "b"])
+
+
+def test_reachable_as_sp_helix():
+    import sampan as sp
+    assert sp.helix.draw_svg is helix.draw_svg

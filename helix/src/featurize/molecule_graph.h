@@ -36,9 +36,10 @@ GraphSet empty_graph_set(const std::string& featurizer);
 /// Appends `graph` as the next graph of `set`, from input `source_index`.
 void append_graph(GraphSet& set, const MoleculeGraph& graph, int64_t source_index);
 
-/// Parses a SMILES as RDKit's SmilesToMol with default parameters (sanitized, explicit H atoms
-/// removed, stereochemistry assigned: what OGB's Chem.MolFromSmiles does). On failure returns
-/// null and sets `reason` (a syntax error, or RDKit's sanitization message).
+/// Parses a SMILES as RDKit's SmilesToMol with default parameters does (sanitized, explicit H
+/// atoms removed, stereochemistry assigned: what OGB's Chem.MolFromSmiles does), skipping the
+/// stereo perception where the molecule has no stereo marks. On failure returns null and sets
+/// `reason` (a syntax error, or RDKit's sanitization message).
 std::unique_ptr<RDKit::ROMol> parse_smiles(const std::string& smiles, std::string& reason);
 
 /// Silences RDKit's error and warning logs while alive (a bad SMILES is reported by helix once,

@@ -4,8 +4,9 @@ and batching, scaffold splits, drawing, GNN models, pretraining, fine-tuning and
 The featurization, readers, splits and drawing are C++ over RDKit; without RDKit they raise a
 RuntimeError saying so (``sampan.helix.native_available()`` tells), while models and metrics work.
 """
-from . import metrics, models
+from . import metrics, models, split
 from ._native import available as native_available
 from .data import DataLoader, GraphBatch, MoleculeDataset, load_dataset, read_dataset
 from .featurize import FEATURIZERS, feature_sizes, featurize, featurizer_spec, smiles2graph
 from .draw import draw_grid_svg, draw_svg
+from .split import random_scaffold_split, random_split, scaffold_split, split_dataset
