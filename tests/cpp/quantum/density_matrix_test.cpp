@@ -10,7 +10,9 @@
 #include "quantum/quantum_test_util.h"
 #include "sampan/error.h"
 #include "sampan/ops.h"
+#include "sampan/autograd.h"
 #include "sampan/quantum/channels.h"
+#include "sampan/quantum/circuit_builder.h"
 #include "sampan/quantum/circuit.h"
 #include "sampan/quantum/density_matrix.h"
 
@@ -313,4 +315,35 @@ TEST(DensityMatrix, Errors) {
   // Qubit range in a channel.
   m = message([&] { decode_circuit({kAmplitudeDamping, 3, -1}, 0, {0.1}, 2, "test", true); });
   EXPECT_NE(m.find("qubit 3 is out of range"), std::string::npos) << m;
+}
+
+TEST(DensityMatrix, CircuitBuilderChannels) {
+  // The C++ builder's channels give the same rho as the raw encoding, validate when added, and
+  // trainable channel parameters are differentiated.
+  Circuit c(2);
+  const Param g = c.new_param();
+  c.h(0).cnot(0, 1).amplitude_damping(g, 1).depolarizing(0.1, 0).pauli_channel(0.05, 0.1, 0.02, 1);
+  c.generalized_depolarizing(0.2, {0, 1}).kraus({{1, 0, 0, std::sqrt(0.7)}, {0, std::sqrt(0.3), 0, 0}}, {0});
+  c.mixed_unitary({{1, 0, 0, 1}, {1, 0, 0, -1}}, {0.9, 0.1}, {1}).thermal_relaxation(2.0, 1.5, 0.3, 0);
+  Encoded e;
+  e.params = {0.35};
+  e.circuit = c.encoding();
+  e.constants = c.constants();
+  const auto want = run_dm(e, 2);
+  const Tensor rho = c.density_matrix(from_vector(e.params, {1})).contiguous();
+  EXPECT_LT(max_diff(std::vector<C>(rho.data<C>(), rho.data<C>() + 16), want), 1e-15);
+  EXPECT_EQ(c.size(), 9);
+  Tensor p = from_vector({0.35}, {1});
+  p.requires_grad_(true);
+  Tensor en = c.dm_expectation(p, {3, 3}, {1.0});
+  auto grad = sampan::grad({en}, {p});
+  const double h = 1e-6;
+  const double fd = (c.dm_expectation(from_vector({0.35 + h}, {1}), {3, 3}, {1.0}).item() -
+                     c.dm_expectation(from_vector({0.35 - h}, {1}), {3, 3}, {1.0}).item()) / (2 * h);
+  EXPECT_NEAR(grad[0].item(), fd, 1e-8);
+  EXPECT_THROW(c.kraus({{1, 0, 0, 1}, {0, 0.5, 0, 0}}, {0}), ValueError);
+  EXPECT_THROW(c.bit_flip(1.2, 0), ValueError);
+  EXPECT_THROW(c.depolarizing(0.1, 5), IndexError);
+  EXPECT_EQ(c.size(), 9);  // a refused channel leaves the circuit unchanged
+  EXPECT_THROW(c.state(from_vector(e.params, {1})), ValueError);
 }

@@ -98,6 +98,40 @@ class Circuit {
   Circuit& unitary(const std::vector<complex128>& matrix, const std::vector<int64_t>& targets,
                    const std::vector<int64_t>& controls = {});
 
+  // Noise channels (density-matrix simulation only; conventions and validation in channels.h).
+  // Parameters are Angles: fixed numbers or trainable slots, differentiated like angles. Each
+  // call is validated at once (qubits, parameter domains of fixed values, trace preservation).
+  Circuit& bit_flip(Angle p, int64_t q) { return channel(kBitFlip, {q}, {p}); }
+  Circuit& phase_flip(Angle p, int64_t q) { return channel(kPhaseFlip, {q}, {p}); }
+  Circuit& bit_phase_flip(Angle p, int64_t q) { return channel(kBitPhaseFlip, {q}, {p}); }
+  Circuit& amplitude_damping(Angle gamma, int64_t q) { return channel(kAmplitudeDamping, {q}, {gamma}); }
+  Circuit& generalized_amplitude_damping(Angle gamma, Angle p, int64_t q) {
+    return channel(kGeneralizedAmplitudeDamping, {q}, {gamma, p});
+  }
+  Circuit& phase_damping(Angle gamma, int64_t q) { return channel(kPhaseDamping, {q}, {gamma}); }
+  Circuit& depolarizing(Angle p, int64_t q) { return channel(kDepolarizing, {q}, {p}); }
+  Circuit& pauli_channel(Angle px, Angle py, Angle pz, int64_t q) { return channel(kPauliChannel, {q}, {px, py, pz}); }
+  Circuit& reset(Angle p0, Angle p1, int64_t q) { return channel(kReset, {q}, {p0, p1}); }
+  /// T1, T2 and t in one unit; T2 <= 2 T1.
+  Circuit& thermal_relaxation(Angle t1, Angle t2, Angle time, int64_t q) {
+    return channel(kThermalRelaxation, {q}, {t1, t2, time});
+  }
+  /// (1 - p) rho + p tr_Q(rho) (x) I/2^k on the k = 1..3 qubits together.
+  Circuit& generalized_depolarizing(Angle p, const std::vector<int64_t>& qubits) {
+    return channel(kGeneralizedDepolarizing, qubits, {p});
+  }
+  /// sum_k K_k rho K_k^+ (row-major 2^k x 2^k operators; qubits[0] is local bit 0).
+  Circuit& kraus(const std::vector<std::vector<complex128>>& ops, const std::vector<int64_t>& qubits);
+  /// sum_m p_m U_m rho U_m^+.
+  Circuit& mixed_unitary(const std::vector<std::vector<complex128>>& unitaries, const std::vector<double>& probs,
+                         const std::vector<int64_t>& qubits);
+  /// The channel of the Choi matrix J = sum_ij |i><j| (x) E(|i><j|) (4^k x 4^k, input factor first).
+  Circuit& choi(const std::vector<complex128>& choi_matrix, const std::vector<int64_t>& qubits);
+  /// rho after the circuit (complex128 [2^n, 2^n]) via op quantum::density_matrix (differentiable).
+  Tensor density_matrix(const Tensor& params) const;
+  /// tr(H rho) via op quantum::dm_expectation (differentiable, adjoint method over channels).
+  Tensor dm_expectation(const Tensor& params, const std::vector<int64_t>& paulis, const std::vector<double>& coeffs) const;
+
   /// The encoding the quantum ops take (circuit.h) and its constants.
   const std::vector<int64_t>& encoding() const { return enc_; }
   const std::vector<double>& constants() const { return constants_; }
@@ -116,6 +150,10 @@ class Circuit {
   Circuit& fixed(Opcode op, std::vector<int64_t> qubits);
   Circuit& rotation(Opcode op, std::vector<int64_t> qubits, const std::vector<Angle>& angles);
   void check(Opcode op, const std::vector<int64_t>& qubits) const;
+  Circuit& channel(ChannelOpcode op, const std::vector<int64_t>& qubits, const std::vector<Angle>& values);
+  Circuit& matrix_channel(ChannelOpcode op, int64_t m, const std::vector<int64_t>& qubits,
+                          const std::vector<double>& numbers);
+  void append_channel(std::vector<int64_t> fragment, std::vector<double> constants, std::vector<int64_t> qubits);
 
   int64_t n_;
   int64_t n_params_ = 0;
