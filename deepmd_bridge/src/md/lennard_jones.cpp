@@ -38,6 +38,8 @@ LennardJones::LennardJones(int ntypes, std::vector<double> eps, std::vector<doub
                            double skin)
     : ntypes_(ntypes), eps_(std::move(eps)), sigma_(std::move(sigma)), rcut_(rcut), skin_(skin), shift_(shift) {
   check_table(ntypes_, eps_, sigma_, rcut_);
+  coefficients_ = std::make_shared<kernels::LjCoefficients>(
+      kernels::LjTable{ntypes_, eps_.data(), sigma_.data(), rcut_, shift_});
   SAMPAN_CHECK(skin_ >= 0 && std::isfinite(skin_), ValueError, "LennardJones: skin must be >= 0 (Å), got ", skin_);
 }
 
@@ -85,42 +87,19 @@ void LennardJones::evaluate(const double* positions, const int* types, int64_t n
     SAMPAN_CHECK(types[k] >= 0 && types[k] < ntypes_, ValueError, "LennardJones: atom ", k, " has type ", types[k],
                  ", expected a type in [0, ", ntypes_, ")");
   if (list_is_stale(positions, natoms, box)) {
-    list_ = build_neighbor_list(positions, natoms, box, rcut_ + skin_);
+    list_ = build_neighbor_list(positions, natoms, box, rcut_ + skin_, /*half=*/true);
     built_at_.assign(positions, positions + 3 * natoms);
     built_box_ = box;
     ++builds_;
-  } else {
-    // Same pairs and shifts, separations from the current positions.
-    const double* c = box.cell.data();
-    for (int64_t i = 0; i < natoms; ++i)
-      for (int64_t p = list_.offsets[i]; p < list_.offsets[i + 1]; ++p) {
-        const int64_t j = list_.neighbors[p];
-        const int32_t* n = &list_.shifts[3 * p];
-        for (int a = 0; a < 3; ++a)
-          list_.vectors[3 * p + a] =
-              positions[3 * j + a] - positions[3 * i + a] + n[0] * c[a] + n[1] * c[3 + a] + n[2] * c[6 + a];
-      }
   }
-  kernels::LjTable table{ntypes_, eps_.data(), sigma_.data(), rcut_, shift_};
-  atom_energy_.resize(static_cast<size_t>(natoms));
-  atom_virial_.resize(static_cast<size_t>(9 * natoms));
   double* f = forces;
   if (!f) {
     forces_.resize(static_cast<size_t>(3 * natoms));
     f = forces_.data();
   }
-  kernels::lj_full_list(list_.vectors.data(), list_.offsets.data(), list_.neighbors.data(), natoms, nlocal, types,
-                        table, atom_energy_.data(), f, atom_virial_.data());
-  if (energy) {
-    double e = 0;
-    for (double x : atom_energy_) e += x;
-    *energy = e;
-  }
-  if (virial) {
-    for (int a = 0; a < 9; ++a) virial[a] = 0;
-    for (int64_t k = 0; k < natoms; ++k)
-      for (int a = 0; a < 9; ++a) virial[a] += atom_virial_[static_cast<size_t>(9 * k + a)];
-  }
+  kernels::lj_half_list(positions, box.cell.data(), list_.offsets.data(), list_.neighbors.data(), list_.shifts.data(),
+                        natoms, nlocal, types, *static_cast<const kernels::LjCoefficients*>(coefficients_.get()),
+                        energy, f, virial);
 }
 
 std::pair<Tensor, Tensor> pair_tensors(const NeighborList& list, const Box& box) {

@@ -1,6 +1,7 @@
 // Lennard-Jones kernels (formulas in lj_kernels.h).
 #include "md/lj_kernels.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace sampan::deepmd::kernels {
@@ -81,36 +82,80 @@ void lj_hvp_pairs(const T* pos, int64_t natoms, const int64_t* types, const int6
   }
 }
 
-void lj_full_list(const double* vectors, const int64_t* offsets, const int64_t* neighbors, int64_t natoms,
-                  int64_t nlocal, const int* types, const LjTable& table, double* atom_energy, double* forces,
-                  double* atom_virial) {
-#pragma omp parallel for schedule(static) if (natoms >= 1024)
-  for (int64_t i = 0; i < natoms; ++i) {
-    double e = 0, f[3] = {0, 0, 0}, w[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-    const bool i_owned = i < nlocal;
-    for (int64_t p = offsets[i]; p < offsets[i + 1]; ++p) {
-      const double* d = vectors + 3 * p;
-      const int64_t j = neighbors[p];
-      const double weight = (i_owned ? 0.5 : 0.0) + (j < nlocal ? 0.5 : 0.0);
-      if (weight == 0.0) continue;
-      const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-      const LjRadial<double> rad = lj_radial<double>(r2, table, types[i], types[j]);
-      if (i_owned) e += 0.5 * rad.u;
-      // Force on i: -dE/dx_i = +weight g d (d = x_j - x_i); virial of the pair -g d (x) d, half to i.
-      const double wg = weight * rad.g, hg = 0.5 * wg;
-      for (int a = 0; a < 3; ++a) {
-        f[a] += wg * d[a];
-        for (int b = a; b < 3; ++b) w[3 * a + b] -= hg * d[a] * d[b];
-      }
-    }
-    if (atom_energy) atom_energy[i] = e;
-    if (forces)
-      for (int a = 0; a < 3; ++a) forces[3 * i + a] = f[a];
-    if (atom_virial) {
-      w[3] = w[1], w[6] = w[2], w[7] = w[5];  // symmetric: the lower triangle mirrors the upper
-      for (int a = 0; a < 9; ++a) atom_virial[9 * i + a] = w[a];
-    }
+LjCoefficients::LjCoefficients(const LjTable& t) : ntypes(t.ntypes) {
+  const size_t n = static_cast<size_t>(t.ntypes * t.ntypes);
+  lj1.resize(n), lj2.resize(n), lj3.resize(n), lj4.resize(n), offset.resize(n), cutsq.resize(n);
+  for (size_t k = 0; k < n; ++k) {
+    const double s6 = std::pow(t.sigma[k], 6.0);
+    lj1[k] = 48.0 * t.eps[k] * s6 * s6;
+    lj2[k] = 24.0 * t.eps[k] * s6;
+    lj3[k] = 4.0 * t.eps[k] * s6 * s6;
+    lj4[k] = 4.0 * t.eps[k] * s6;
+    const double ratio = t.sigma[k] / t.rcut;
+    offset[k] = t.shift ? 4.0 * t.eps[k] * (std::pow(ratio, 12.0) - std::pow(ratio, 6.0)) : 0.0;
+    cutsq[k] = t.rcut * t.rcut;
   }
+}
+
+namespace {
+// kAllOwned: nlocal == natoms, every pair weighs 1 (the common case, without the weight logic).
+template <bool kAllOwned>
+void lj_half_list_impl(const double* x, const double* cell, const int64_t* offsets, const int64_t* neighbors,
+                       const int32_t* shifts, int64_t natoms, int64_t nlocal, const int* types,
+                       const LjCoefficients& c, double* energy, double* forces, double* virial) {
+  std::memset(forces, 0, sizeof(double) * static_cast<size_t>(3 * natoms));
+  double e = 0, w[6] = {0, 0, 0, 0, 0, 0};  // xx yy zz xy xz yz
+  for (int64_t i = 0; i < natoms; ++i) {
+    const double xi = x[3 * i], yi = x[3 * i + 1], zi = x[3 * i + 2];
+    const bool i_owned = i < nlocal;
+    const int64_t row = types[i] * c.ntypes;
+    double fx = 0, fy = 0, fz = 0;
+    for (int64_t p = offsets[i]; p < offsets[i + 1]; ++p) {
+      const int64_t j = neighbors[p];
+      double weight = 1.0;
+      if (!kAllOwned) {
+        weight = (i_owned ? 0.5 : 0.0) + (j < nlocal ? 0.5 : 0.0);
+        if (weight == 0.0) continue;
+      }
+      double dx = x[3 * j] - xi, dy = x[3 * j + 1] - yi, dz = x[3 * j + 2] - zi;
+      const int32_t* n = shifts + 3 * p;
+      if (n[0] | n[1] | n[2]) {  // most pairs are in the same image
+        dx += n[0] * cell[0] + n[1] * cell[3] + n[2] * cell[6];
+        dy += n[0] * cell[1] + n[1] * cell[4] + n[2] * cell[7];
+        dz += n[0] * cell[2] + n[1] * cell[5] + n[2] * cell[8];
+      }
+      const double r2 = dx * dx + dy * dy + dz * dz;
+      const int64_t k = row + types[j];
+      if (r2 >= c.cutsq[k]) continue;
+      const double r2inv = 1.0 / r2;
+      const double r6inv = r2inv * r2inv * r2inv;
+      // fpair = -u'(r)/r: the force on j is fpair * d, on i minus that.
+      double fpair = r6inv * (c.lj1[k] * r6inv - c.lj2[k]) * r2inv;
+      double u = r6inv * (c.lj3[k] * r6inv - c.lj4[k]) - c.offset[k];
+      if (!kAllOwned) fpair *= weight, u *= weight;
+      e += u;
+      fx -= dx * fpair, fy -= dy * fpair, fz -= dz * fpair;
+      forces[3 * j] += dx * fpair, forces[3 * j + 1] += dy * fpair, forces[3 * j + 2] += dz * fpair;
+      w[0] += dx * dx * fpair, w[1] += dy * dy * fpair, w[2] += dz * dz * fpair;
+      w[3] += dx * dy * fpair, w[4] += dx * dz * fpair, w[5] += dy * dz * fpair;
+    }
+    forces[3 * i] += fx, forces[3 * i + 1] += fy, forces[3 * i + 2] += fz;
+  }
+  if (energy) *energy = e;
+  if (virial) {
+    virial[0] = w[0], virial[4] = w[1], virial[8] = w[2];
+    virial[1] = virial[3] = w[3], virial[2] = virial[6] = w[4], virial[5] = virial[7] = w[5];
+  }
+}
+}  // namespace
+
+void lj_half_list(const double* x, const double* cell, const int64_t* offsets, const int64_t* neighbors,
+                  const int32_t* shifts, int64_t natoms, int64_t nlocal, const int* types, const LjCoefficients& c,
+                  double* energy, double* forces, double* virial) {
+  if (nlocal >= natoms)
+    lj_half_list_impl<true>(x, cell, offsets, neighbors, shifts, natoms, nlocal, types, c, energy, forces, virial);
+  else
+    lj_half_list_impl<false>(x, cell, offsets, neighbors, shifts, natoms, nlocal, types, c, energy, forces, virial);
 }
 
 #define SAMPAN_LJ_INSTANTIATE(T)                                                                                   \

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace sampan::deepmd::kernels {
 
@@ -73,15 +74,22 @@ template <class T>
 void lj_hvp_pairs(const T* pos, int64_t natoms, const int64_t* types, const int64_t* pairs, const T* shifts,
                   int64_t npairs, const LjTable& table, const T* v_pos, const T* v_shifts, T* h_pos, T* h_shifts);
 
-// ---- Over a full neighbour list (both (i, j) and (j, i)) with separation vectors d_ij (Å):
-// each atom sums its own row, so atoms run in parallel without write conflicts and each atom's
-// sum has a fixed order. The energy is E = sum over the first `nlocal` atoms of their atomic
-// energies e_i = 1/2 sum_j u_ij (nlocal = natoms: the whole system); atom_energy [natoms] gets
-// e_i (0 beyond nlocal), forces [natoms, 3] = -dE/dx, so a pair weighs 1 when both atoms are
-// among the first nlocal, 1/2 when one is, 0 when none is; atom_virial [natoms, 9] gets the
-// same weight times half of the pair's -g d (x) d. ----
-void lj_full_list(const double* vectors, const int64_t* offsets, const int64_t* neighbors, int64_t natoms,
-                  int64_t nlocal, const int* types, const LjTable& table, double* atom_energy, double* forces,
-                  double* atom_virial);
+// ---- The MD path: a half neighbour list (each pair once) with integer image shifts, separations
+// computed on the fly from the positions (d = x_j - x_i + n . cell), LAMMPS's coefficient form
+// (lj1 = 48 eps sigma^12, lj2 = 24 eps sigma^6, lj3 = 4 eps sigma^12, lj4 = 4 eps sigma^6, per
+// type pair, so no power or division beyond 1/r^2 per pair). Serial, in pair order: the same
+// bits for any thread count. The energy is E = sum over the first `nlocal` atoms of their atomic
+// energies e_i = 1/2 sum_j u_ij (nlocal = natoms: the whole system), so a pair weighs 1 when both
+// atoms are among the first nlocal, 1/2 when one is, 0 when none is; forces [natoms, 3] =
+// -dE/dx (overwritten); virial [9] (may be null) = sum over pairs of weight * d (x) f_j. ----
+struct LjCoefficients {
+  int64_t ntypes = 0;
+  std::vector<double> lj1, lj2, lj3, lj4, offset, cutsq;  // [ntypes * ntypes]
+  explicit LjCoefficients(const LjTable& t);
+};
+
+void lj_half_list(const double* positions, const double* cell, const int64_t* offsets, const int64_t* neighbors,
+                  const int32_t* shifts, int64_t natoms, int64_t nlocal, const int* types, const LjCoefficients& c,
+                  double* energy, double* forces, double* virial);
 
 }  // namespace sampan::deepmd::kernels

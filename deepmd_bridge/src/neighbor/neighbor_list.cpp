@@ -124,18 +124,41 @@ NeighborList build_neighbor_list(const double* positions, int64_t natoms, const 
   kernels::bin_atoms(frac.data(), natoms, g, atom_cell.data(), cell_start, cell_atoms);
 
   const double rc2 = rcut * rcut;
+  // Candidates are screened with wrapped positions (xw = x - wrap . cell) and one shift vector per
+  // visited cell; only pairs that pass are recomputed from the positions as given and tested
+  // exactly, so the list equals the brute-force one (the screen is 1e-12 wider than rcut).
+  const double screen2 = rc2 * (1.0 + 1e-12);
   const double* cell = box.cell.data();
+  std::vector<double> xw(static_cast<size_t>(3 * natoms));
+  for (int64_t i = 0; i < natoms; ++i)
+    for (int d = 0; d < 3; ++d)
+      xw[3 * i + d] = positions[3 * i + d] - (wrap[3 * i] * cell[d] + wrap[3 * i + 1] * cell[3 + d] +
+                                              wrap[3 * i + 2] * cell[6 + d]);
   std::vector<Rows> rows(static_cast<size_t>(omp_get_max_threads()));
+  // Reserve for the expected pair count (uniform density over the grid's volume, plus 25 %), so
+  // the rows rarely grow: regrowth (page faults and copies) is costly next to the search.
+  double grid_volume = box.volume();
+  for (int k = 0; k < 3; ++k)
+    if (!box.periodic[k]) grid_volume *= std::max(g.width[k] * static_cast<double>(g.n[k]), rcut / box.height(k));
+  const double expected = static_cast<double>(natoms) * static_cast<double>(natoms) / grid_volume * 4.18879 * rcut *
+                          rcut * rcut * (half ? 0.5 : 1.0);
+  const size_t reserve_pairs =
+      static_cast<size_t>(std::min(1.25 * expected + 16.0, 1e9)) / std::max<size_t>(1, rows.size()) + 16;
   // Threads pay only from a few thousand atoms on (a frame of 192 waters takes ~1 ms alone).
 #pragma omp parallel if (natoms >= kParallelAtoms)
   {
     Rows& out = rows[static_cast<size_t>(omp_get_thread_num())];
+    const size_t share = omp_get_num_threads() == 1 ? reserve_pairs * rows.size() : reserve_pairs;
+    out.neighbors.reserve(share);
+    out.shifts.reserve(3 * share);
+    out.vectors.reserve(3 * share);
     // schedule(static) gives each thread one contiguous, increasing block of atoms, in thread
     // order: concatenating the per-thread rows keeps atom order for any thread count.
 #pragma omp for schedule(static)
     for (int64_t i = 0; i < natoms; ++i) {
       const int64_t before = static_cast<int64_t>(out.neighbors.size());
       const double* xi = positions + 3 * i;
+      const double* wi_pos = xw.data() + 3 * i;
       const int64_t* ci = atom_cell.data() + 3 * i;
       const int32_t* wi = wrap.data() + 3 * i;
       for (int64_t o0 = -g.reach[0]; o0 <= g.reach[0]; ++o0) {
@@ -151,18 +174,29 @@ NeighborList build_neighbor_list(const double* positions, int64_t natoms, const 
             if (g.periodic[2]) { q2 = floor_div(t2, g.n[2]); t2 -= q2 * g.n[2]; }
             else if (t2 < 0 || t2 >= g.n[2]) continue;
             const int64_t c = (t0 * g.n[1] + t1) * g.n[2] + t2;
+            // This cell's image of a wrapped atom sits at xw + q . cell.
+            double base[3];
+            for (int d = 0; d < 3; ++d)
+              base[d] = q0 * cell[d] + q1 * cell[3 + d] + q2 * cell[6 + d] - wi_pos[d];
+            const bool q_zero = q0 == 0 && q1 == 0 && q2 == 0;
             for (int64_t a = cell_start[c]; a < cell_start[c + 1]; ++a) {
               const int64_t j = cell_atoms[a];
-              const int32_t* wj = wrap.data() + 3 * j;
+              if (half && j < i) continue;  // kept as (j, i, -n) instead
+              if (j == i && (q_zero || (half && !keep_in_half(i, j, std::array<int32_t, 3>{
+                                                    static_cast<int32_t>(q0), static_cast<int32_t>(q1),
+                                                    static_cast<int32_t>(q2)}.data()))))
+                continue;
+              const double* xj = xw.data() + 3 * j;
+              const double sx = xj[0] + base[0], sy = xj[1] + base[1], sz = xj[2] + base[2];
+              if (sx * sx + sy * sy + sz * sz >= screen2) continue;
               // Image of j in cell (t + q n): x_j - x_i + (q - wrap_j + wrap_i) . cell (header).
+              const int32_t* wj = wrap.data() + 3 * j;
               int32_t n[3] = {static_cast<int32_t>(q0 - wj[0] + wi[0]), static_cast<int32_t>(q1 - wj[1] + wi[1]),
                               static_cast<int32_t>(q2 - wj[2] + wi[2])};
-              if (j == i && n[0] == 0 && n[1] == 0 && n[2] == 0) continue;
-              if (half && !keep_in_half(i, j, n)) continue;
-              const double* xj = positions + 3 * j;
+              const double* xo = positions + 3 * j;
               double d[3], r2 = 0;
               for (int k = 0; k < 3; ++k) {
-                d[k] = xj[k] - xi[k] + n[0] * cell[k] + n[1] * cell[3 + k] + n[2] * cell[6 + k];
+                d[k] = xo[k] - xi[k] + n[0] * cell[k] + n[1] * cell[3 + k] + n[2] * cell[6 + k];
                 r2 += d[k] * d[k];
               }
               if (r2 >= rc2) continue;
@@ -177,6 +211,17 @@ NeighborList build_neighbor_list(const double* positions, int64_t natoms, const 
     }
   }
   for (int64_t i = 0; i < natoms; ++i) list.offsets[i + 1] += list.offsets[i];
+  size_t used = 0;
+  for (auto& r : rows) used += r.neighbors.empty() ? 0 : 1;
+  if (used <= 1) {  // one thread did all the work: take its rows without copying
+    for (auto& r : rows)
+      if (!r.neighbors.empty()) {
+        list.neighbors = std::move(r.neighbors);
+        list.shifts = std::move(r.shifts);
+        list.vectors = std::move(r.vectors);
+      }
+    return list;
+  }
   list.neighbors.reserve(static_cast<size_t>(list.offsets[natoms]));
   list.shifts.reserve(static_cast<size_t>(3 * list.offsets[natoms]));
   list.vectors.reserve(static_cast<size_t>(3 * list.offsets[natoms]));

@@ -20,6 +20,7 @@ namespace sampan::deepmd::md {
 class LennardJones : public Potential {
  public:
   /// eps and sigma are [ntypes, ntypes] row-major and must be symmetric; sigma > 0, rcut > 0.
+  /// The pair terms run serially over a half list (the same bits for any thread count).
   /// `skin` (Å) > 0 keeps a Verlet list built at rcut + skin and rebuilds it only when an atom
   /// has moved more than skin / 2 since the last build (or the box or atom count changed); the
   /// result does not depend on the skin, only the cost does.
@@ -55,7 +56,8 @@ class LennardJones : public Potential {
   std::vector<double> built_at_;
   Box built_box_;
   int64_t builds_ = 0;
-  std::vector<double> atom_energy_, atom_virial_, forces_;
+  std::vector<double> forces_;
+  std::shared_ptr<const void> coefficients_;  // kernels::LjCoefficients (kept out of this header)
 };
 
 /// The half list of `list` (each unordered pair once) as the op inputs: pairs [P, 2] int64 and
