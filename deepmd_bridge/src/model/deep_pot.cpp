@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "sampan/autograd.h"
+#include "sampan/deepmd/neighbor_list.h"
 #include "sampan/error.h"
 #include "sampan/generator.h"
 #include "sampan/op.h"
@@ -225,6 +226,20 @@ DeepPotOutput DeepPot::evaluate(const ExtendedSystem& ext, bool forces, bool cre
   Tensor nlist = int64_tensor(ext.nlist, {ext.nloc, ext.nnei});
   SAMPAN_CHECK(ext.nnei == config.nnei(), ValueError, "DeepPot: the extended system has ", ext.nnei,
                " neighbour slots, the model expects sum(sel) = ", config.nnei());
+  if (ext.nloc == 0) {  // an empty subdomain (a LAMMPS rank without owned atoms)
+    const int64_t nout = ext.nowners > 0 ? ext.nowners : 0;
+    out.atom_energy = zeros({0}, DType::Float64);
+    out.energy = zeros({}, DType::Float64);
+    out.descriptor = zeros({0, config.descriptor_dim()}, DType::Float64);
+    out.fit_last = zeros({0, config.fitting_neuron.empty() ? config.descriptor_dim() : config.fitting_neuron.back()},
+                         DType::Float64);
+    if (forces) {
+      out.force = zeros({nout, 3}, DType::Float64);
+      out.virial = zeros({9}, DType::Float64);
+      out.atom_virial = zeros({nout, 9}, DType::Float64);
+    }
+    return out;
+  }
   std::vector<Tensor> env;
   {
     NoGradGuard no_grad;  // the env matrix depends on coordinates only
@@ -241,10 +256,11 @@ DeepPotOutput DeepPot::evaluate(const ExtendedSystem& ext, bool forces, bool cre
   Tensor mapping = int64_tensor(ext.mapping, {ext.nall});
   Tensor force_ext = force_op()(net_deriv, env[1], nlist, ext.nall)[0];
   // forces on ghost images belong to the local atoms they copy
-  out.force = index_add(zeros({ext.nloc, 3}, DType::Float64), 0, mapping, force_ext);
+  const int64_t nout = ext.nowners > 0 ? ext.nowners : ext.nloc;
+  out.force = index_add(zeros({nout, 3}, DType::Float64), 0, mapping, force_ext);
   auto vir = virial_op()(net_deriv, env[1], env[2], nlist, ext.nall);
   out.virial = vir[0];
-  out.atom_virial = index_add(zeros({ext.nloc, 9}, DType::Float64), 0, mapping, vir[1]);
+  out.atom_virial = index_add(zeros({nout, 9}, DType::Float64), 0, mapping, vir[1]);
   return out;
 }
 
@@ -264,6 +280,39 @@ void DeepPot::compute(const double* positions, const int* types, int64_t natoms,
   if (virial) {
     Tensor v = out.virial.detach().contiguous();
     std::copy(v.data<double>(), v.data<double>() + 9, virial);
+  }
+}
+
+void DeepPot::compute_local(const double* positions, const int* types, int64_t nlocal, int64_t natoms, double* energy,
+                            double* forces) {
+  SAMPAN_CHECK(nlocal >= 0 && nlocal <= natoms, ValueError, "DeepPot::compute_local: nlocal = ", nlocal,
+               " must lie in [0, natoms = ", natoms, "]");
+  std::vector<int64_t> t(types, types + natoms);
+  for (int64_t i = 0; i < natoms; ++i)
+    SAMPAN_CHECK(t[i] >= 0 && t[i] < config.ntypes(), ValueError, "DeepPot::compute_local: atom ", i, " has type ", t[i],
+                 ", the model has ", config.ntypes(), " types");
+  // neighbours of the owned atoms among all atoms, in open space (ghosts are explicit points)
+  NeighborList list = build_neighbor_list(positions, natoms, Box::open(), config.rcut);
+  NeighborCandidates candidates;
+  candidates.offsets.assign(list.offsets.begin(), list.offsets.begin() + nlocal + 1);
+  const int64_t used = candidates.offsets.back();
+  candidates.index.assign(list.neighbors.begin(), list.neighbors.begin() + used);
+  candidates.shift.assign(list.shifts.begin(), list.shifts.begin() + 3 * used);
+  candidates.vector.assign(list.vectors.begin(), list.vectors.begin() + 3 * used);
+  ExtendedSystem ext = format_extended_system(positions, t.data(), nlocal, nullptr, candidates, config.sel);
+  // every atom is its own owner: the caller folds ghost forces (LAMMPS reverse communication)
+  ext.coord.assign(positions, positions + natoms * 3);
+  ext.types = t;
+  ext.mapping.resize(static_cast<size_t>(natoms));
+  for (int64_t i = 0; i < natoms; ++i) ext.mapping[i] = i;
+  ext.nall = natoms;
+  ext.nowners = natoms;
+  NoGradGuard outer;
+  DeepPotOutput out = evaluate(ext, forces != nullptr, false);
+  if (energy) *energy = out.energy.detach().data<double>()[0];
+  if (forces) {
+    Tensor f = out.force.detach().contiguous();
+    std::copy(f.data<double>(), f.data<double>() + natoms * 3, forces);
   }
 }
 

@@ -63,7 +63,9 @@ void init_deepmd_model(py::module_& m) {
       .def_property_readonly("mapping", [](const ExtendedSystem& e) { return int64_tensor(e.mapping, {e.nall}); })
       .def_property_readonly("nlist", [](const ExtendedSystem& e) { return int64_tensor(e.nlist, {e.nloc, e.nnei}); });
 
-  py::class_<DeepPot>(m, "DeepPot", "The se_e2_a energy model (see sampan.deepmd.DeepPot).")
+  // A Potential (bound by md_binding.cpp, registered first: bindings initialise in name order), so
+  // that md.load_deeppot and md.run accept it.
+  py::class_<DeepPot, deepmd::Potential>(m, "DeepPot", "The se_e2_a energy model (see sampan.deepmd.DeepPot).")
       .def(py::init([](const py::dict& config, uint64_t seed) { return DeepPot(config_from_dict(config), seed); }),
            py::arg("config"), py::arg("seed") = 1)
       .def_static("load", &DeepPot::load, py::arg("path"))

@@ -101,6 +101,10 @@ class DeepPot : public Potential {
   // Potential
   void compute(const double* positions, const int* types, int64_t natoms, const Box& box, double* energy, double* forces,
                double* virial) override;
+  /// Owned atoms [0, nlocal) plus ghosts in open space (LAMMPS's subdomain): energy of the owned
+  /// atoms, forces on all natoms (ghost forces for the caller's reverse communication).
+  void compute_local(const double* positions, const int* types, int64_t nlocal, int64_t natoms, double* energy,
+                     double* forces) override;
   double cutoff() const override { return config.rcut; }
   int ntypes() const override { return static_cast<int>(config.ntypes()); }
   std::string describe() const override;

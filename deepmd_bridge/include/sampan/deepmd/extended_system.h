@@ -26,6 +26,9 @@ struct ExtendedSystem {
   std::vector<int64_t> nlist;      ///< [nloc, nnei], indices into the extended atoms, -1 = empty
   std::vector<int64_t> overflow;   ///< [ntypes]: centres with more than sel[t] neighbours of type t
   std::vector<int64_t> max_count;  ///< [ntypes]: the largest number of type-t neighbours of a centre
+  /// Atoms that receive forces: nloc (ghost forces folded onto their owners) or, for a LAMMPS
+  /// subdomain whose ghosts are other ranks' atoms, nall (mapping = identity; 0 means nloc).
+  int64_t nowners = 0;
 
   bool any_overflow() const;
   /// "12 centres have more than sel[1] = 92 neighbours of type 1 (at most 97)" or "".
