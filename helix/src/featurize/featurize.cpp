@@ -5,13 +5,13 @@
 #include <GraphMol/MolOps.h>
 #include <GraphMol/SmilesParse/SmilesParse.h>
 #include <RDGeneral/RDLog.h>
-#include <omp.h>
 
 #include <exception>
 
 #include "featurize/molecule_graph.h"
 #include "featurize/vocabularies.h"
 #include "sampan/error.h"
+#include "sampan/threads.h"
 
 namespace sampan::helix {
 
@@ -203,7 +203,7 @@ GraphSet featurize_smiles(const std::vector<std::string>& smiles, const std::str
   std::vector<char> ok(n, 0);
   {
     QuietRdkitLogs quiet;
-    const int threads = num_threads > 0 ? num_threads : omp_get_max_threads();
+    const int threads = num_threads > 0 ? num_threads : sampan::get_num_threads();
     // Molecules vary from 1 to ~500 atoms: dynamic chunks keep the threads evenly loaded.
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
     for (int64_t i = 0; i < n; ++i) {

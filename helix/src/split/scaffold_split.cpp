@@ -3,7 +3,6 @@
 #include <GraphMol/GraphMol.h>
 #include <GraphMol/MolOps.h>
 #include <GraphMol/SmilesParse/SmilesWrite.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +12,7 @@
 
 #include "featurize/molecule_graph.h"
 #include "sampan/error.h"
+#include "sampan/threads.h"
 #include "sampan/helix/split.h"
 
 namespace sampan::helix {
@@ -72,7 +72,7 @@ std::vector<std::string> murcko_scaffolds(const std::vector<std::string>& smiles
   std::vector<std::string> out(n), errors(n);
   {
     QuietRdkitLogs quiet;
-    const int threads = num_threads > 0 ? num_threads : omp_get_max_threads();
+    const int threads = num_threads > 0 ? num_threads : sampan::get_num_threads();
 #pragma omp parallel for schedule(dynamic, 64) num_threads(threads)
     for (int64_t i = 0; i < n; ++i) {
       std::unique_ptr<RDKit::ROMol> mol = parse_smiles(smiles[i], errors[i]);

@@ -74,10 +74,10 @@ struct GraphSet {
   int64_t num_edges() const { return edge_offsets.back(); }
 };
 
-/// Featurizes SMILES strings in parallel (OpenMP over molecules; num_threads <= 0: the OpenMP
-/// default). A SMILES that RDKit cannot parse or sanitize is skipped and listed in `invalid`
-/// (with rows[i] as its row when `rows` is given, else -1); it never aborts the others. Output
-/// order is input order.
+/// Featurizes SMILES strings in parallel (OpenMP over molecules; num_threads <= 0: sampan's
+/// thread setting, sampan::get_num_threads / sp.set_num_threads). A SMILES that RDKit cannot
+/// parse or sanitize is skipped and listed in `invalid` (with rows[i] as its row when `rows` is
+/// given, else -1); it never aborts the others. Output order is input order.
 GraphSet featurize_smiles(const std::vector<std::string>& smiles, const std::string& featurizer,
                           const std::vector<int64_t>& rows = {}, int num_threads = 0);
 
