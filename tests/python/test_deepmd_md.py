@@ -137,7 +137,38 @@ def test_nve_with_the_deepmd_model_conserves_energy():
                   3.36, 3.00, 1.81, 3.51, 2.51, 2.60, 4.27, 3.22, 1.56]).reshape(6, 3)
     s = md.State(x, [0, 1, 1, 0, 1, 1], masses=[15.999, 1.008], box=md.box([13.0] * 3))
     s.initialize_velocities(300.0, seed=2)
+    # The model object of sampan.deepmd (DeepPot) drives MD too, with the same numbers.
+    from sampan.deepmd.model import load_model
+    e1, f1, _ = md.evaluate(pot, x, [0, 1, 1, 0, 1, 1], md.box([13.0] * 3))
+    e2, f2, _ = md.evaluate(load_model(golden / "deeppot_sea.yaml"), x, [0, 1, 1, 0, 1, 1], md.box([13.0] * 3))
+    assert e1 == e2 and np.array_equal(f1, f2)
     th = md.run(s, pot, md.VelocityVerlet(dt_fs=0.5), steps=40, thermo_every=5)  # ~50 ms a step today
     assert np.isfinite(th["etotal"]).all()
     assert np.ptp(th["ke"]) > 1e-4  # the atoms move and exchange energy with the model
     assert np.ptp(th["etotal"]) < 0.02 * np.ptp(th["ke"]) + 1e-6
+
+
+def test_radial_distribution_of_an_ideal_gas_is_one_and_fcc_has_twelve_neighbours():
+    rng = np.random.default_rng(8)
+    L = 20.0
+    x = rng.uniform(0, L, size=(4, 800, 3))  # 4 frames of an ideal gas
+    r, g = md.radial_distribution(x, np.eye(3) * L, rmax=8.0, nbins=20)
+    inner = (r > 2.0)
+    assert abs(g[inner].mean() - 1.0) < 0.03 and np.abs(g[inner] - 1.0).max() < 0.2
+    # fcc, lattice a: 12 nearest neighbours at a / sqrt(2); the running coordination number
+    # 4 pi rho int g r^2 dr reaches exactly 12 between the first and second shells (a).
+    xf, types, b = fcc(3, 5.0, jitter=0.0, two_types=False)
+    cell = np.asarray(b.cell).reshape(3, 3)
+    r, g = md.radial_distribution(xf, cell, rmax=4.2, nbins=42)
+    rho = (len(xf) - 1) / b.volume()  # g is normalised by the density of the other atoms
+    shells = 4.0 / 3.0 * np.pi * np.diff(np.linspace(0, 4.2, 43) ** 3)
+    coordination = np.cumsum(g * shells) * rho
+    assert coordination[r < 3.3][-1] == pytest.approx(0.0, abs=1e-9)
+    assert coordination[-1] == pytest.approx(12.0, abs=1e-9)
+    assert r[np.argmax(g)] == pytest.approx(5.0 / np.sqrt(2), abs=0.1)
+    # Type pairs: g_01 of the two-type crystal counts type-1 atoms around type-0 ones.
+    xt, tt, bt = fcc(2, 5.0, jitter=0.0)
+    r, g01 = md.radial_distribution(xt, np.asarray(bt.cell).reshape(3, 3), 4.0, nbins=40, types=tt, pair=(0, 1))
+    assert np.isfinite(g01).all() and g01.max() > 0
+    with pytest.raises(ValueError, match="needs types"):
+        md.radial_distribution(xt, np.eye(3) * 10, 4.0, pair=(0, 1))

@@ -60,6 +60,29 @@ class PyPotential : public Potential {
   }
 };
 
+// A Potential that forwards to another one, owned or borrowed. Python gets it as the Potential
+// base (its own type is not registered), whichever bindings register the target's class.
+class ForwardingPotential : public Potential {
+ public:
+  explicit ForwardingPotential(std::shared_ptr<Potential> owned) : owned_(std::move(owned)), target_(owned_.get()) {}
+  explicit ForwardingPotential(Potential* borrowed) : target_(borrowed) {}
+  void compute(const double* positions, const int* types, int64_t natoms, const Box& box, double* energy,
+               double* forces, double* virial) override {
+    target_->compute(positions, types, natoms, box, energy, forces, virial);
+  }
+  void compute_local(const double* positions, const int* types, int64_t nlocal, int64_t natoms, double* energy,
+                     double* forces) override {
+    target_->compute_local(positions, types, nlocal, natoms, energy, forces);
+  }
+  double cutoff() const override { return target_->cutoff(); }
+  int ntypes() const override { return target_->ntypes(); }
+  std::string describe() const override { return target_->describe(); }
+
+ private:
+  std::shared_ptr<Potential> owned_;
+  Potential* target_;
+};
+
 md::Units units_named(const std::string& name) {
   if (name == "codata2018") return md::Units::codata2018();
   if (name == "lammps") return md::Units::lammps_metal();
@@ -105,11 +128,15 @@ void init_deepmd_md(py::module_& root) {
       py::gil_scoped_release no_gil;
       l = build_neighbor_list(positions.data(), static_cast<int64_t>(positions.size() / 3), box, rcut, half);
     }
+    // Raw bytes (NumPy reads them with frombuffer): lists of a million pairs would take seconds.
+    auto raw = [](const auto& v) {
+      return py::bytes(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(v[0]));
+    };
     py::dict d;
-    d["offsets"] = l.offsets;
-    d["neighbors"] = l.neighbors;
-    d["shifts"] = l.shifts;
-    d["vectors"] = l.vectors;
+    d["offsets"] = raw(l.offsets);
+    d["neighbors"] = raw(l.neighbors);
+    d["shifts"] = raw(l.shifts);
+    d["vectors"] = raw(l.vectors);
     return d;
   }, py::arg("positions"), py::arg("box"), py::arg("rcut"), py::arg("half") = false);
 
@@ -143,8 +170,13 @@ void init_deepmd_md(py::module_& root) {
   m.def("load_deeppot", [](const std::string& path) -> std::unique_ptr<Potential> {
     py::gil_scoped_release no_gil;
     const bool yaml = path.size() > 5 && (path.substr(path.size() - 5) == ".yaml" || path.substr(path.size() - 4) == ".yml");
-    return std::make_unique<DeepPot>(yaml ? DeepPot::from_deepmd_yaml(path) : DeepPot::load(path));
+    return std::make_unique<ForwardingPotential>(
+        std::make_shared<DeepPot>(yaml ? DeepPot::from_deepmd_yaml(path) : DeepPot::load(path)));
   }, py::arg("path"));
+  // A DeepPot object of sampan.deepmd (bound elsewhere) as a Potential for MD; keeps it alive.
+  m.def("deeppot_as_potential", [](DeepPot& model) -> std::unique_ptr<Potential> {
+    return std::make_unique<ForwardingPotential>(&model);
+  }, py::arg("model"), py::keep_alive<0, 1>());
 
   py::class_<md::State>(m, "State")
       .def(py::init([](const std::vector<double>& positions, const std::vector<int>& types,

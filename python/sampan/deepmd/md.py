@@ -36,7 +36,7 @@ Berendsen = _md.Berendsen
 
 __all__ = ["Box", "box", "neighbor_list", "Potential", "LennardJones", "LjOpPotential", "load_deeppot", "State",
            "VelocityVerlet", "NoseHooverChain", "Langevin", "Berendsen", "run", "read_h5md",
-           "h5md_to_extxyz"]
+           "h5md_to_extxyz", "radial_distribution", "evaluate"]
 
 
 def box(cell=None, periodic=True):
@@ -66,10 +66,10 @@ def neighbor_list(positions, box, rcut, half=False):
     r_ij = x_j - x_i + n . cell. Full list unless ``half``."""
     x = _positions(positions)
     d = _md.neighbor_list(x.ravel().tolist(), box, float(rcut), bool(half))
-    return {"offsets": np.asarray(d["offsets"], dtype=np.int64),
-            "neighbors": np.asarray(d["neighbors"], dtype=np.int64),
-            "shifts": np.asarray(d["shifts"], dtype=np.int32).reshape(-1, 3),
-            "vectors": np.asarray(d["vectors"], dtype=np.float64).reshape(-1, 3)}
+    return {"offsets": np.frombuffer(d["offsets"], dtype=np.int64).copy(),
+            "neighbors": np.frombuffer(d["neighbors"], dtype=np.int64).copy(),
+            "shifts": np.frombuffer(d["shifts"], dtype=np.int32).reshape(-1, 3).copy(),
+            "vectors": np.frombuffer(d["vectors"], dtype=np.float64).reshape(-1, 3).copy()}
 
 
 class Potential(_md.Potential):
@@ -102,7 +102,22 @@ class Potential(_md.Potential):
         return _evaluate(self, positions, types, box)
 
 
+def _as_potential(potential):
+    """Any potential the engine accepts: md potentials, and DeepPot models of sampan.deepmd."""
+    if isinstance(potential, _md.Potential):
+        return potential
+    deep_pot = getattr(_C, "DeepPot", None)
+    if deep_pot is not None and isinstance(potential, deep_pot):
+        return _md.deeppot_as_potential(potential)
+    inner = getattr(potential, "_model", None) or getattr(potential, "_cpp", None)
+    if inner is not None and deep_pot is not None and isinstance(inner, deep_pot):
+        return _md.deeppot_as_potential(inner)
+    raise TypeError(f"not a potential: {type(potential).__name__} (use md.LennardJones, md.load_deeppot, a "
+                    "DeepPot, or subclass md.Potential)")
+
+
 def _evaluate(potential, positions, types, box):
+    potential = _as_potential(potential)
     x = _positions(positions)
     e, f, w = _md.Potential.evaluate(potential, x.ravel().tolist(), [int(t) for t in np.asarray(types).ravel()], box)
     return e, np.asarray(f).reshape(-1, 3), np.asarray(w).reshape(3, 3)
@@ -299,6 +314,7 @@ def run(state, potential, integrator, steps, thermo_every=0, print_thermo=False,
             print(f"{t['step']:>10d} {t['time']:>10.4f} {t['pe']:>16.8f} {t['ke']:>14.8f} {t['etotal']:>16.8f} "
                   f"{t['temperature']:>10.3f} {t['pressure']:>12.3f}", file=out, flush=True)
 
+    potential = _as_potential(potential)
     _md.run(state._s, potential, integrator, int(steps), int(thermo_every), on_thermo if thermo_every else None,
             str(trajectory) if trajectory else "", int(trajectory_every) if trajectory else 0, bool(velocities),
             bool(forces), list(type_names), str(xyz) if xyz else "", int(xyz_every) if xyz else 0)
@@ -323,6 +339,52 @@ def read_h5md(path):
             "cell": np.asarray(d["cell"]).reshape(-1, 3, 3), "species": np.asarray(d["species"], dtype=np.int64),
             "mass": np.asarray(d["mass"]), "boundary": list(d["boundary"]), "type_names": list(d["type_names"]),
             "observables": {k: np.asarray(v) for k, v in d["observables"].items()}}
+
+
+def radial_distribution(positions, cells, rmax, nbins=100, types=None, pair=None, periodic=True):
+    """The radial distribution function g(r) of one frame or averaged over frames.
+
+    positions: [N, 3] or [T, N, 3] (Å); cells: one 3x3 cell (rows: lattice vectors) or [T, 3, 3]
+    (e.g. ``read_h5md(path)["cell"]``); rmax (Å) may exceed half the box (all images count).
+    ``pair=(a, b)`` with ``types`` [N]: g_ab(r) counting b atoms around a atoms (the O-O RDF of
+    water is ``pair=(0, 0)``); None: all atoms. Normalised so that an ideal gas gives 1:
+    g(r) = <count in shell> / (N_a (N_b - delta_ab) / V * shell volume). Returns (r [nbins] bin
+    centres, g [nbins]).
+    """
+    x = np.asarray(positions, dtype=np.float64)
+    if x.ndim == 2:
+        x = x[None]
+    cells = np.asarray(cells, dtype=np.float64)
+    if cells.ndim == 2:
+        cells = np.broadcast_to(cells, (x.shape[0], 3, 3))
+    if cells.shape != (x.shape[0], 3, 3):
+        raise ValueError(f"radial_distribution: cells must be [3, 3] or [T, 3, 3] for {x.shape[0]} frames, "
+                         f"got {cells.shape}")
+    n = x.shape[1]
+    if pair is None:
+        a_mask = b_mask = np.ones(n, dtype=bool)
+        same = True
+    else:
+        if types is None:
+            raise ValueError("radial_distribution: pair=(a, b) needs types")
+        t = np.asarray(types).ravel()
+        a_mask, b_mask, same = t == pair[0], t == pair[1], pair[0] == pair[1]
+    na, nb = int(a_mask.sum()), int(b_mask.sum())
+    if na == 0 or nb - (1 if same else 0) <= 0:
+        raise ValueError(f"radial_distribution: no atoms of the pair {pair}")
+    edges = np.linspace(0.0, float(rmax), nbins + 1)
+    hist = np.zeros(nbins)
+    norm = 0.0
+    for frame, cell in zip(x, cells):
+        b = box(cell, periodic)
+        nl = neighbor_list(frame, b, rmax)
+        first = np.repeat(np.arange(n), np.diff(nl["offsets"]))
+        keep = a_mask[first] & b_mask[nl["neighbors"]]
+        r = np.linalg.norm(nl["vectors"][keep], axis=1)
+        hist += np.histogram(r, bins=edges)[0]
+        norm += na * (nb - (1 if same else 0)) / b.volume()
+    shell = 4.0 / 3.0 * np.pi * (edges[1:] ** 3 - edges[:-1] ** 3)
+    return 0.5 * (edges[1:] + edges[:-1]), hist / (norm * shell)
 
 
 def h5md_to_extxyz(h5md_path, xyz_path, type_names=()):
