@@ -172,3 +172,30 @@ def test_radial_distribution_of_an_ideal_gas_is_one_and_fcc_has_twelve_neighbour
     assert np.isfinite(g01).all() and g01.max() > 0
     with pytest.raises(ValueError, match="needs types"):
         md.radial_distribution(xt, np.eye(3) * 10, 4.0, pair=(0, 1))
+
+
+def test_cli_md_runs_the_model_from_a_deepmd_system(tmp_path):
+    import os
+    import pathlib
+    import subprocess
+    import sys
+    golden = pathlib.Path(os.environ.get("SAMPAN_DEEPMD_DATA", "/work/shared/data")) / "deepmd_golden_se_e2_a"
+    if not (golden / "deeppot_sea.yaml").exists():
+        pytest.skip(f"golden model not found in {golden}")
+    system = tmp_path / "sys"
+    (system / "set.000").mkdir(parents=True)
+    (system / "type.raw").write_text("0\n1\n1\n0\n1\n1\n")
+    (system / "type_map.raw").write_text("O\nH\n")
+    x = np.array([12.83, 2.56, 2.18, 12.09, 2.87, 2.74, 0.25, 3.32, 1.68,
+                  3.36, 3.00, 1.81, 3.51, 2.51, 2.60, 4.27, 3.22, 1.56])
+    np.save(system / "set.000" / "coord.npy", x[None])
+    np.save(system / "set.000" / "box.npy", (np.eye(3) * 13.0).reshape(1, 9))
+    traj = tmp_path / "md.h5"
+    proc = subprocess.run([sys.executable, "-m", "sampan", "deepmd", "md", "-m", str(golden / "deeppot_sea.yaml"),
+                           "-s", str(system), "--steps", "10", "--dt", "0.5", "--thermo", "5", "--traj", str(traj),
+                           "--traj-every", "5"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "conserved-energy drift" in proc.stdout and "Temp(K)" in proc.stdout
+    t = md.read_h5md(traj)
+    assert list(t["step"]) == [0, 5, 10] and t["type_names"] == ["O", "H"]
+    np.testing.assert_allclose(t["mass"], [15.999, 1.008, 1.008, 15.999, 1.008, 1.008])
