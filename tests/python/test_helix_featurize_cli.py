@@ -54,3 +54,14 @@ def test_featurize_command_errors(tmp_path, capsys):
     assert cli.main(["helix", "featurize", str(tmp_path / "e.csv"), "-o", str(tmp_path / "o.h5"), "--quiet"]) == 2
     assert "e.csv: the file is empty" in capsys.readouterr().err
     assert not (tmp_path / "o.h5").exists()
+
+
+def test_without_the_native_part_the_error_says_why(monkeypatch):
+    # As in a build without RDKit: sampan._C has no helix submodule.
+    import sampan._C
+    monkeypatch.delattr(sampan._C, "helix")
+    assert not helix.native_available()
+    with pytest.raises(RuntimeError, match="not built.*RDKit.*librdkit-dev"):
+        helix.featurize(["CCO"])
+    with pytest.raises(RuntimeError, match="librdkit-dev"):
+        helix.draw_svg("CCO")
