@@ -4,7 +4,8 @@
 // gradient (forward + backward) against one forward pass. Min-of-N timings throughout.
 //
 //   build/bench/quantum_bench            (QBENCH_MAX_N=24 to skip n = 26, QBENCH_E2E_N=22 for a
-//                                          smaller end-to-end circuit)
+//                                          smaller end-to-end circuit, 0 to skip it;
+//                                          QBENCH_MAX_THREADS=1, QBENCH_CLOCK=cpu, QBENCH_PER_TARGET=1)
 //
 // The gate kernels are the header-only ones of quantum/src/kernels/gates.h, instantiated here
 // with the quantum library's compile options (see bench/CMakeLists.txt), called exactly as the
@@ -13,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -37,9 +39,21 @@ namespace qk = sampan::quantum::kernels;
 
 namespace {
 
+// QBENCH_CLOCK=cpu: time the 1-thread rows by process CPU time instead of wall time, which a
+// loaded shared box inflates by time slicing (memory contention from other tenants remains).
+bool cpu_clock = false;
+
 double now() {
+  if (cpu_clock) {
+    timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  }
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
+
+// QBENCH_PER_TARGET=1: also print ns/amp of every target for each gate row.
+bool per_target_listing = false;
 
 // Minimum over `repeats` runs of `body` (one warm-up run first), in seconds.
 double min_time(int repeats, const std::function<void()>& body) {
@@ -91,7 +105,9 @@ Row per_target(int n, int repeats, const std::function<void(int)>& gate) {
     r.mn = std::min(r.mn, ns);
     r.mean += ns / n;
     if (ns > r.mx) r.mx = ns, r.worst = t;
+    if (per_target_listing) std::printf("%s t%d=%.3f", t == 0 ? "      per target:" : "", t, ns);
   }
+  if (per_target_listing) std::printf("\n");
   return r;
 }
 
@@ -125,6 +141,7 @@ void gate_tables(int max_n) {
     C* a = state.data();
     const int repeats = n <= 20 ? 20 : n <= 22 ? 10 : n <= 24 ? 5 : 3;
     for (int threads : {1, 2}) {
+      if (threads > env_int("QBENCH_MAX_THREADS", 2)) continue;
       omp_set_num_threads(threads);
       const double bound = bound_ns(a, N, repeats * 2);
       print_row(n, threads, "dense", per_target(n, repeats, [&](int t) { qk::apply_1q(a, n, t, u); }), bound);
@@ -166,6 +183,7 @@ void end_to_end(int n, int layers) {
               n, layers, static_cast<long long>(n_gates), static_cast<long long>(slot));
   for (int threads : {1, 2})
   for (bool fusion : {false, true}) {
+    if (threads > env_int("QBENCH_MAX_THREADS", 2)) continue;
     omp_set_num_threads(threads);
     quantum::set_fusion_enabled(fusion);
     Tensor p = from_vector(init, {slot});
@@ -189,11 +207,17 @@ void end_to_end(int n, int layers) {
 int main() {
   if (sampan_quantum_registered() != 1) return 1;
   const int max_n = env_int("QBENCH_MAX_N", 26);
+  cpu_clock = std::getenv("QBENCH_CLOCK") && std::string(std::getenv("QBENCH_CLOCK")) == "cpu";
+  per_target_listing = env_int("QBENCH_PER_TARGET", 0) != 0;
+  if (cpu_clock && env_int("QBENCH_MAX_THREADS", 2) != 1) {
+    std::printf("QBENCH_CLOCK=cpu needs QBENCH_MAX_THREADS=1 (CPU time of several threads is not a duration)\n");
+    return 2;
+  }
   const int e2e_n = env_int("QBENCH_E2E_N", 25);
   std::printf("sampan quantum benchmark (complex128; OpenMP max threads %d)\n\n", omp_get_max_threads());
   const double t0 = now();
   gate_tables(max_n);
-  end_to_end(e2e_n, 5);
+  if (e2e_n > 0) end_to_end(e2e_n, 5);
   std::printf("\ntotal %.1f s\n", now() - t0);
   return 0;
 }
