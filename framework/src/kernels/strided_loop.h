@@ -4,6 +4,7 @@
 
 #include <array>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <cstdint>
 #include <vector>
@@ -64,6 +65,47 @@ inline void run_row(Out* o, int64_t so, int64_t inner, F& f, const std::array<in
   for (int64_t i = 0; i < inner; ++i) o[i * so] = f(std::get<K>(p)[i * sin[K]]...);
 }
 
+// A broadcast value: every stride 0 (a Python scalar next to a tensor, a 0-d tensor).
+inline bool is_broadcast_value(int64_t ndim, const int64_t* strides) {
+  for (int64_t d = 0; d < ndim; ++d)
+    if (strides[d] != 0) return false;
+  return true;
+}
+
+template <class T> struct DenseAt {
+  T* p;
+  T operator[](int64_t i) const { return p[i]; }
+};
+template <class T> struct ValueAt {
+  std::remove_const_t<T> v;
+  std::remove_const_t<T> operator[](int64_t) const { return v; }
+};
+
+template <class Out, class F, class... Access>
+void flat_loop(int64_t n, Out* o, F& f, Access... a) {
+  if (n > kParallelGrain) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]...);
+  } else {
+    for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]...);
+  }
+}
+
+// Turns each input into a DenseAt or a ValueAt (read once) by a runtime choice, so the loop
+// body is compiled once per combination and stays flat and vectorizable.
+template <class Out, class F, class... Done>
+void dense_or_value_loop(int64_t n, Out* o, F& f, std::tuple<Done...> done) {
+  std::apply([&](auto... a) { flat_loop(n, o, f, a...); }, done);
+}
+template <class Out, class F, class... Done, class T, class... Rest>
+void dense_or_value_loop(int64_t n, Out* o, F& f, std::tuple<Done...> done, std::pair<T*, bool> first,
+                         Rest... rest) {
+  if (first.second)
+    dense_or_value_loop(n, o, f, std::tuple_cat(done, std::make_tuple(ValueAt<T>{*first.first})), rest...);
+  else
+    dense_or_value_loop(n, o, f, std::tuple_cat(done, std::make_tuple(DenseAt<T>{first.first})), rest...);
+}
+
 }  // namespace detail
 
 /// out[i] = f(in[i]...) over the iteration shape; every operand has `ndim` strides.
@@ -81,6 +123,18 @@ void map_strided(int64_t ndim, const int64_t* shape, Strided<Out> out, F f, Stri
       for (int64_t i = 0; i < n; ++i) o[i] = f(in.ptr[i]...);
     }
     return;
+  }
+  if constexpr (sizeof...(In) >= 2) {
+    // Dense output, each input dense or one broadcast value (x * 0.9, x.mul_(s), where(c, x, 0)):
+    // the value is read once and the loop stays flat (the strided path below multiplies every
+    // index by a runtime stride of 0 and does not vectorize: 3-5x slower).
+    if (detail::is_dense(ndim, shape, out.strides) &&
+        ((detail::is_dense(ndim, shape, in.strides) || detail::is_broadcast_value(ndim, in.strides)) && ...)) {
+      detail::dense_or_value_loop(n, out.ptr, f, std::tuple<>{},
+                                  std::make_pair(in.ptr, detail::is_broadcast_value(ndim, in.strides) &&
+                                                             !detail::is_dense(ndim, shape, in.strides))...);
+      return;
+    }
   }
   constexpr size_t N = 1 + sizeof...(In);
   std::vector<int64_t> cs;
