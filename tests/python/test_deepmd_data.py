@@ -1,4 +1,5 @@
 """sampan.deepmd.load_system against NumPy reading the same files (an independent reader)."""
+from shared_data import SHARED_DATA
 import os
 from pathlib import Path
 
@@ -7,7 +8,7 @@ import pytest
 
 import sampan as sp
 
-DATA = Path(os.environ.get("SAMPAN_DEEPMD_DATA", "/work/shared/data")) / "deepmd_water"
+DATA = SHARED_DATA / "deepmd_water"
 needs_water = pytest.mark.skipif(not DATA.exists(), reason=f"DeePMD water data not found at {DATA}")
 
 

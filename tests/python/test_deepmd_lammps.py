@@ -1,5 +1,6 @@
 """The LAMMPS pair style sampan/deepmd (driver build/bin/sampan-lmp) against LAMMPS's own lj/cut
 on the same system, under mpirun -n 2 (spatial decomposition with ghost atoms) and serially."""
+from shared_data import SHARED_DATA
 import os
 import pathlib
 import shutil
@@ -91,7 +92,7 @@ def test_pair_style_matches_lj_cut_under_mpi(tmp_path):
     assert np.abs(f_ours2[0]).max() > 0.01
 
 
-GOLDEN = pathlib.Path(os.environ.get("SAMPAN_DEEPMD_DATA", "/work/shared/data")) / "deepmd_golden_se_e2_a"
+GOLDEN = SHARED_DATA / "deepmd_golden_se_e2_a"
 # Block 1 of DeePMD-kit's deeppot-testcase.yaml: 6 atoms (O H H O H H) in a 13 Å cube.
 GOLDEN_COORD = np.array([12.83, 2.56, 2.18, 12.09, 2.87, 2.74, 0.25, 3.32, 1.68,
                          3.36, 3.00, 1.81, 3.51, 2.51, 2.60, 4.27, 3.22, 1.56]).reshape(6, 3)

@@ -1,4 +1,5 @@
 """sampan.deepmd.md: MD from Python with C++ and Python potentials (incl. the LJ op)."""
+from shared_data import SHARED_DATA
 import numpy as np
 import pytest
 
@@ -127,7 +128,7 @@ def test_python_potential_errors_are_clear():
 def test_nve_with_the_deepmd_model_conserves_energy():
     import os
     import pathlib
-    golden = pathlib.Path(os.environ.get("SAMPAN_DEEPMD_DATA", "/work/shared/data")) / "deepmd_golden_se_e2_a"
+    golden = SHARED_DATA / "deepmd_golden_se_e2_a"
     if not (golden / "deeppot_sea.yaml").exists():
         pytest.skip(f"golden model not found in {golden}")
     pot = md.load_deeppot(golden / "deeppot_sea.yaml")
@@ -179,7 +180,7 @@ def test_cli_md_runs_the_model_from_a_deepmd_system(tmp_path):
     import pathlib
     import subprocess
     import sys
-    golden = pathlib.Path(os.environ.get("SAMPAN_DEEPMD_DATA", "/work/shared/data")) / "deepmd_golden_se_e2_a"
+    golden = SHARED_DATA / "deepmd_golden_se_e2_a"
     if not (golden / "deeppot_sea.yaml").exists():
         pytest.skip(f"golden model not found in {golden}")
     system = tmp_path / "sys"

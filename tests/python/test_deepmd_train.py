@@ -6,6 +6,7 @@ numbers, `test` reports dp-test numbers computed independently here, the data st
 normalise the env matrix (mean 0, std 1), and the force-loss gradient in the weights (double
 backward through prod_force_se_a and the networks) matches finite differences.
 """
+from shared_data import SHARED_DATA
 import io
 import json
 import os
@@ -18,7 +19,7 @@ import sampan as sp
 from sampan.deepmd import cli
 from sampan.deepmd.train import Trainer, train
 
-DATA = Path(os.environ.get("SAMPAN_DEEPMD_DATA", "/work/shared/data"))
+DATA = SHARED_DATA
 WATER = DATA / "deepmd_water"
 GOLDEN = DATA / "deepmd_golden_se_e2_a" / "deeppot_sea.yaml"
 pytestmark = pytest.mark.skipif(not WATER.exists(), reason=f"DeePMD water data not found at {WATER}")

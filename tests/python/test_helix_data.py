@@ -4,6 +4,7 @@ Expected values come from the references, not from the code under test: OGB's vo
 its golden example (ogb/utils/features.py), the row and label counts stated in
 shared/data/moleculenet/SOURCE.md, and per-molecule featurization compared with the batched one.
 """
+from shared_data import SHARED_DATA
 import gzip
 import os
 import warnings
@@ -18,9 +19,7 @@ pytestmark = pytest.mark.skipif(not helix.native_available(),
                                 reason="helix's C++ part is not built (RDKit's C++ libraries not found)")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "data"))
-if not os.path.isdir(DATA):
-    DATA = "/work/shared/data"
+DATA = str(SHARED_DATA)
 MOLECULENET = os.path.join(DATA, "moleculenet")
 NCI_SMI = "/usr/share/RDKit/Data/NCI/first_5K.smi"
 NCI_SDF = "/usr/share/RDKit/Data/NCI/first_200.props.sdf"

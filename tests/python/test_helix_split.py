@@ -1,6 +1,7 @@
 """helix splits: the deterministic scaffold split reproduces the golden train/valid/test counts and
 scaffold counts of shared/data/moleculenet/SOURCE.md; scaffolds checked on hand-built molecules;
 seeded splits are reproducible partitions."""
+from shared_data import SHARED_DATA
 import os
 
 import numpy as np
@@ -13,9 +14,7 @@ pytestmark = pytest.mark.skipif(not helix.native_available(),
                                 reason="helix's C++ part is not built (RDKit's C++ libraries not found)")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MOLECULENET = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "data", "moleculenet"))
-if not os.path.isdir(MOLECULENET):
-    MOLECULENET = "/work/shared/data/moleculenet"
+MOLECULENET = str(SHARED_DATA / "moleculenet")
 needs_moleculenet = pytest.mark.skipif(not os.path.isdir(MOLECULENET),
                                        reason=f"MoleculeNet data folder not found ({MOLECULENET})")
 slow = pytest.mark.skipif(not os.environ.get("SAMPAN_SLOW_TESTS"),

@@ -9,10 +9,11 @@
 
 namespace deepmd_test {
 
-/// The folder with deepmd_water and deepmd_golden_se_e2_a (env SAMPAN_DEEPMD_DATA overrides).
+/// The project's shared data folder (deepmd_water, deepmd_golden_se_e2_a ...): the environment
+/// variable SAMPAN_SHARED_DATA, else <checkout>/../shared/data (the rule of tests/python/shared_data.py).
 inline std::string shared_data_dir() {
-  if (const char* env = std::getenv("SAMPAN_DEEPMD_DATA")) return env;
-  return "/work/shared/data";
+  if (const char* env = std::getenv("SAMPAN_SHARED_DATA")) return env;
+  return std::string(SAMPAN_SOURCE_DIR) + "/../shared/data";
 }
 
 inline std::string water_system(int index) {
@@ -39,7 +40,7 @@ struct TempDir {
 #define DEEPMD_SKIP_WITHOUT(path)                                                     \
   do {                                                                                \
     if (!std::filesystem::exists(path)) GTEST_SKIP() << "data not found: " << (path) \
-                                                     << " (set SAMPAN_DEEPMD_DATA)";  \
+                                                     << " (set SAMPAN_SHARED_DATA)";  \
   } while (0)
 
 #include "sampan/deepmd/extended_system.h"

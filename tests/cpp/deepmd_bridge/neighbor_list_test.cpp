@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "deepmd_test_util.h"
 #include "sampan/deepmd/neighbor_list.h"
 #include "sampan/error.h"
 
@@ -191,13 +192,11 @@ bool read_npy_f32(const std::string& path, std::vector<double>& out, int64_t& ro
 }  // namespace
 
 TEST(NeighborList, WaterDataNeighbourCountsMatchLammps) {
-  // The shared data folder (SAMPAN_DEEPMD_DATA overrides, as in the other deepmd_bridge tests).
-  const char* env = std::getenv("SAMPAN_DEEPMD_DATA");
-  const std::string root = std::string(env ? env : "/work/shared/data") + "/deepmd_water";
+  const std::string root = deepmd_test::shared_data_dir() + "/deepmd_water";
   const std::vector<std::string> sets = {"data_0/set.000", "data_1/set.000", "data_1/set.001", "data_2/set.000",
                                          "data_3/set.000"};
   std::ifstream probe(root + "/data_0/type.raw");
-  if (!probe) GTEST_SKIP() << "DeePMD water data not found at " << root << " (set SAMPAN_DEEPMD_DATA to the folder holding deepmd_water)";
+  if (!probe) GTEST_SKIP() << "DeePMD water data not found at " << root << " (set SAMPAN_SHARED_DATA)";
   std::vector<int> types;
   for (int t; probe >> t;) types.push_back(t);
   ASSERT_EQ(types.size(), 192u);
