@@ -24,7 +24,7 @@ import numpy as np
 import sampan
 from sampan import nn
 from sampan.nn import functional as F
-from .finetune import _plain, _progress, masked_loss
+from .finetune import _plain, _progress, train_epoch
 from .models import GNNEncoder, GraphPool, as_numpy, as_tensor
 
 ENCODER_KIND = "sampan.helix.GNNEncoder"
@@ -243,19 +243,7 @@ def pretrain_supervised(encoder, num_tasks, loader, epochs=1, lr=1e-3, pool="mea
     optimizer = sampan.optim.Adam(model.parameters(), lr=lr)
     history = {"loss": []}
     for _ in _progress(range(epochs), progress, "supervised"):
-        model.train()
-        losses = []
-        for b, batch in enumerate(loader):
-            if max_batches is not None and b >= max_batches:
-                break
-            if batch.x.shape[0] < 2:
-                continue
-            optimizer.zero_grad()
-            loss = masked_loss(model(batch), batch, True)
-            loss.backward()
-            optimizer.step()
-            losses.append(loss.item())
-        history["loss"].append(float(np.mean(losses)) if losses else float("nan"))
+        history["loss"].append(train_epoch(model, loader, optimizer, True, max_batches))
     return {"history": history}
 
 
