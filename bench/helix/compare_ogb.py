@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data", "moleculenet"))
+    parser.add_argument("--data", default=os.path.join(os.environ.get("SAMPAN_SHARED_DATA", os.path.join(ROOT, "..", "shared", "data")), "moleculenet"))
     parser.add_argument("--skip", default="", help="comma-separated file stems to skip (e.g. muv)")
     parser.add_argument("--limit", type=int, default=0, help="at most this many molecules per file (0: all)")
     args = parser.parse_args()
@@ -38,7 +38,8 @@ def main():
         return 2
     from sampan import helix
     if not os.path.isdir(args.data):
-        args.data = "/work/shared/data/moleculenet"
+        print(f"compare_ogb: MoleculeNet folder not found: {args.data} (set SAMPAN_SHARED_DATA or pass --data); skipped")
+        return 0
     skip = {s for s in args.skip.split(",") if s}
     print(f"ogb smiles2graph with Python RDKit {rdkit.__version__}; sampan.helix featurizer 'ogb' "
           f"(C++ RDKit as built)")

@@ -40,12 +40,13 @@ def best_rate(fn, n, repeats):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--file", default=os.path.join(ROOT, "..", "shared", "data", "moleculenet", "hiv.csv.gz"))
+    parser.add_argument("--file", default=os.path.join(os.environ.get("SAMPAN_SHARED_DATA", os.path.join(ROOT, "..", "shared", "data")), "moleculenet", "hiv.csv.gz"))
     parser.add_argument("--n", type=int, default=10000, help="molecules (0: the whole file)")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     if not os.path.exists(args.file):
-        args.file = "/work/shared/data/moleculenet/hiv.csv.gz"
+        print(f"featurize_bench: input not found: {args.file} (set SAMPAN_SHARED_DATA or pass --file); skipped")
+        return 0
     from sampan import helix
     from sampan.helix._native import native
     smiles = load_smiles(args.file, args.n)
