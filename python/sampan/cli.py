@@ -6,6 +6,7 @@ module whose package cannot be imported (not built on this machine) still appear
 """
 import argparse
 import importlib
+import os
 import sys
 
 # subcommand -> package that holds its cli.py
@@ -53,5 +54,15 @@ def main(argv=None):
     if run is None:
         parser.parse_args([args.module, "--help"])
         return 2
-    result = run(args)
+    try:
+        result = run(args)
+    except (OSError, ValueError, TypeError, KeyError, IndexError) as error:
+        # Bad input (a missing file, malformed JSON, a wrong field ...) is one line naming the
+        # problem, not a traceback; SAMPAN_DEBUG=1 shows the traceback.
+        if os.environ.get("SAMPAN_DEBUG"):
+            raise
+        message = str(error) if not isinstance(error, KeyError) else f"missing key {error}"
+        if isinstance(error, OSError) and error.filename and str(error.filename) not in message:
+            message = f"{error.filename}: {message}"
+        return _fail(f"{args.module}: {type(error).__name__}: {message}")
     return 0 if result is None else int(result)

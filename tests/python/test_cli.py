@@ -24,3 +24,13 @@ def test_unavailable_module_says_why(monkeypatch):
     monkeypatch.setattr(cli.importlib, "import_module",
                         lambda name: (_ for _ in ()).throw(RuntimeError("library not built")))
     assert cli.main(["broken"]) == 2
+
+
+def test_bad_input_is_one_line_not_a_traceback(tmp_path):
+    bad = tmp_path / "input.json"
+    bad.write_text("{bad")
+    for argv in (["deepmd", "train", str(bad)], ["deepmd", "train", str(tmp_path / "missing.json")]):
+        result = subprocess.run([sys.executable, "-m", "sampan", *argv], capture_output=True, text=True)
+        assert result.returncode == 2, result.stderr
+        assert "Traceback" not in result.stderr
+        assert "sampan: error: deepmd:" in result.stderr

@@ -336,7 +336,11 @@ class Trainer:
 
 def train(input_path, restart=None, output_dir=None, log=print, stop_at=None):
     with open(input_path) as f:
-        config = json.load(f)
+        try:
+            config = json.load(f)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{input_path}: not valid JSON: {error.msg} at line {error.lineno}, "
+                             f"column {error.colno}") from None
     base = os.path.dirname(os.path.abspath(input_path))
     trainer = Trainer(config, base_dir=base, output_dir=output_dir or os.getcwd(), log=log)
     trainer.stop_at = stop_at
