@@ -8,6 +8,7 @@ backward through prod_force_se_a and the networks) matches finite differences.
 """
 from shared_data import SHARED_DATA
 import io
+import shutil
 import json
 import os
 from pathlib import Path
@@ -75,6 +76,14 @@ def test_train_restart_freeze_and_test(tmp_path):
     train(write_input(b, tiny_input()), restart=str(a / "model.ckpt-2.h5"), output_dir=str(b), log=lambda *_: None)
     _, rows_b = lcurve(b)
     assert rows_b == rows[2:]
+
+    # restart in the interrupted run's own folder: rows after the checkpoint are not duplicated
+    c = tmp_path / "c"
+    c.mkdir()
+    shutil.copytree(a, c, dirs_exist_ok=True)
+    train(write_input(c, tiny_input()), restart=str(c / "model.ckpt-2.h5"), output_dir=str(c), log=lambda *_: None)
+    _, rows_c = lcurve(c)
+    assert rows_c == rows
 
     model_a = cli.freeze(str(a / "model.ckpt.h5"), str(a / "frozen.h5"))
     model_b = cli.freeze(str(b / "model.ckpt.h5"), str(b / "frozen.h5"))

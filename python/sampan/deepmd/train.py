@@ -289,6 +289,8 @@ class Trainer:
         elif init_stats:
             self.init_statistics()
         fresh = not restart or not os.path.exists(lcurve_path)
+        if not fresh:
+            _drop_lcurve_rows_from(lcurve_path, self.step)
         lcurve = open(lcurve_path, "w" if fresh else "a")
         if fresh:
             header = "#  step      rmse_val    rmse_trn    rmse_e_val  rmse_e_trn    rmse_f_val  rmse_f_trn"
@@ -332,6 +334,20 @@ class Trainer:
         finally:
             lcurve.close()
         return self.model
+
+
+def _drop_lcurve_rows_from(path, step):
+    """Restarting in the folder of an interrupted run: rows logged after the checkpoint (step >=
+    `step`) are logged again by the resumed run, so drop them first (temp file, then rename)."""
+    with open(path) as f:
+        lines = f.readlines()
+    kept = [ln for ln in lines if ln.startswith("#") or not ln.split() or int(ln.split()[0]) < step]
+    if len(kept) == len(lines):
+        return
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.writelines(kept)
+    os.replace(tmp, path)
 
 
 def train(input_path, restart=None, output_dir=None, log=print, stop_at=None):
