@@ -135,13 +135,13 @@ def test_parameter_shape_type_and_value_errors():
     ("rx(ln(0)) q[0];", "line 3, column 4", "ln(0.0) is undefined"),
     ("h q[0.5];", "line 3, column 5", "expected an integer, got '0.5'"),
     ("h q[-1];", "line 3, column 5", "expected an integer"),
-    ("h q;", "line 3, column 4", "whole-register arguments"),
+    ("qreg r[3];\ncx q, r;", "line 4, column 1", "registers of different sizes [2, 3]"),
     ("rx(1,) q[0];", "line 3, column 6", "expected a number"),
     ("qreg r[59];", "line 3, column 6", "61 qubits (at most 60)"),
     ("qreg q[1];", "line 3, column 6", "declared twice"),
     ("creg c[x];", "line 3, column 8", "expected an integer"),
     ("\n\n  cx q[0],;", "line 5, column 11", "unknown quantum register"),
-    ("gate foo a { h a; }", "line 3, column 1", "'gate' is not supported"),
+    ("opaque foo a;", "line 3, column 1", "opaque gate 'foo' has no definition"),
 ])
 def test_more_malformed_qasm(body, where, what):
     with pytest.raises(ValueError) as info:

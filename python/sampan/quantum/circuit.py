@@ -13,6 +13,7 @@ import numpy as np
 
 import sampan as sp
 
+from .classical import ClassicalMixin
 from .hamiltonian import Hamiltonian
 from .noise import CHANNEL_OPCODES, NoiseMixin, encode_channel
 
@@ -26,9 +27,10 @@ OPCODES = {name: i for i, (name, _, _) in enumerate(_GATES)}
 _ARITY = {name: (nq, npar) for name, nq, npar in _GATES}
 
 
-class Circuit(NoiseMixin):
+class Circuit(NoiseMixin, ClassicalMixin):
     """A circuit on ``n_qubits`` qubits (qubit 0 is the least significant bit of the state index).
-    Noise channels, density matrices and measurement: see noise.py (NoiseMixin)."""
+    Noise channels, density matrices and measurement: see noise.py (NoiseMixin); classical
+    registers, recorded measurements and their counts: see classical.py (ClassicalMixin)."""
 
     def __init__(self, n_qubits, seed=0):
         if not isinstance(n_qubits, numbers.Integral) or not 1 <= n_qubits <= 60:
@@ -40,6 +42,7 @@ class Circuit(NoiseMixin):
         self._constants = []
         self._generator = sp.Generator(seed)
         self._parameters = None
+        self._init_classical()
 
     # ---- parameters -----------------------------------------------------------------------------
     @property
@@ -103,6 +106,7 @@ class Circuit(NoiseMixin):
             self._check_qubit(q, name)
         if len(set(qubits)) != len(qubits):
             raise ValueError(f"Circuit.{name}: qubits {list(qubits)} repeat a qubit (n = {self.n_qubits})")
+        self._before_gate(qubits)  # a measured qubit that a gate touches: mid-circuit measurement
         self._gates.append((name, tuple(int(q) for q in qubits), tuple(refs)))
         return self
 

@@ -8,6 +8,10 @@ state vector is distributed over the ranks (their number a power of two: rank r 
 contiguous chunk of amplitudes, see sampan/quantum/distributed.h) and only rank 0 prints and
 writes files. The shots are seeded: the same outcomes for any number of ranks. Output lists
 bitstrings with qubit n-1 leftmost (qubit 0 is the least significant bit, as in Qiskit).
+
+A circuit that measures (``creg`` and ``measure``) prints the counts of its classical registers
+instead, in Qiskit's key format (last register leftmost, bit 0 last). A circuit with ``reset`` or
+a mid-circuit measurement runs on a density matrix in one process (no --state-out, no mpirun).
 """
 import json
 import os
@@ -70,10 +74,17 @@ def _save_npy(path, array):
         raise
 
 
+def _run_density_matrix(circuit, hamiltonian, shots, seed):
+    """One process, density matrix: what run_distributed returns, without a state."""
+    expectation = float(circuit.expectation(hamiltonian).item()) if hamiltonian is not None else None
+    counts = circuit.sample(shots, seed=seed) if shots else {}
+    return {"rank": 0, "size": 1, "expectation": expectation, "counts": counts, "state": None}
+
+
 def _run(args):
     import sampan as sp
     from .circuit import Circuit
-    from .distributed import run as run_distributed
+    from .distributed import run as run_distributed, under_mpi_launcher
 
     if args.shots < 0:
         return _error(f"--shots must be >= 0, got {args.shots}")
@@ -96,10 +107,24 @@ def _run(args):
         return _error(f"--observable: {e}")
     if args.no_fusion:
         sp._C.quantum_set_fusion(False)
+    measured = bool(circuit.measurements or circuit.mid_circuit_measurements)
     t0 = time.perf_counter()
     try:
-        result = run_distributed(circuit, hamiltonian if args.observable else None, shots=args.shots,
-                                 seed=args.seed, gather_state=bool(args.state_out))
+        if circuit.has_channels:
+            if under_mpi_launcher():
+                return _error(f"{args.qasm}: reset and mid-circuit measurement run on a density matrix, which is "
+                              "not distributed: run it without mpirun")
+            if args.state_out:
+                return _error(f"{args.qasm}: with reset or a mid-circuit measurement the circuit has a density "
+                              "matrix, not a state vector: --state-out is not available")
+            result = _run_density_matrix(circuit, hamiltonian if args.observable else None, args.shots, args.seed)
+        else:
+            result = run_distributed(circuit, hamiltonian if args.observable else None, shots=args.shots,
+                                     seed=args.seed, gather_state=bool(args.state_out))
+        register_counts = None
+        if measured and args.shots and result["rank"] == 0:
+            register_counts = (circuit.counts(args.shots, seed=args.seed) if circuit.mid_circuit_measurements
+                               else circuit.register_counts(result["counts"]))
     except (RuntimeError, ValueError, IndexError, TypeError) as e:
         return _error(str(e))
     seconds = time.perf_counter() - t0
@@ -111,16 +136,22 @@ def _run(args):
     if args.json:
         out = {"file": args.qasm, "n_qubits": n, "gates": len(circuit), "ranks": result["size"],
                "fusion": not args.no_fusion, "seconds": seconds, "expectation": result["expectation"],
-               "shots": args.shots, "seed": args.seed, "counts": counts, "state_out": args.state_out}
+               "shots": args.shots, "seed": args.seed, "counts": counts, "register_counts": register_counts,
+               "state_out": args.state_out}
         print(json.dumps(out))
         return 0
     print(f"{args.qasm}: {n} qubits, {len(circuit)} gates; {result['size']} rank(s), "
           f"fusion {'off' if args.no_fusion else 'on'}; {seconds:.3f} s")
     if result["expectation"] is not None:
         print(f"<H> = {result['expectation']:.12g}   (H = {' + '.join(args.observable)})")
-    if args.shots:
+    if register_counts is not None:
+        names = " ".join(name for name, _ in reversed(circuit.classical_registers))
+        print(f"counts of the classical registers ({args.shots} shots, seed {args.seed}; key '{names}', "
+              "each with bit 0 last):")
+    elif args.shots:
         print(f"counts ({args.shots} shots, seed {args.seed}; qubit {n - 1} leftmost):")
-        ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    if args.shots:
+        ordered = sorted((register_counts or counts).items(), key=lambda kv: (-kv[1], kv[0]))
         for bits, c in ordered[:64]:
             print(f"  {bits}  {c}")
         if len(ordered) > 64:

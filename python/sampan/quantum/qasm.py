@@ -1,280 +1,162 @@
-"""OpenQASM 2.0 export and import for ``Circuit`` (gate names of qelib1.inc as Qiskit ships it).
+"""OpenQASM 2.0 export and import for ``Circuit``.
 
-Qubit q of a circuit is ``q[q]`` in QASM: Qiskit also makes qubit 0 the least significant bit, so
-states agree without reordering. Export writes every angle as its current number (parameters are
-not symbolic in OpenQASM 2.0). Import reads one or more ``qreg`` (concatenated in order), ignores
-``creg``, ``barrier`` and ``id``, evaluates angle expressions (numbers, ``pi``, + - * / ^,
-parentheses, sin cos tan exp ln sqrt), and raises ``ValueError`` with the line and column for
-anything it cannot read.
+Qubit order: the qregs of a program are laid out in declaration order (the first qreg's qubit 0
+is circuit qubit 0, the next qreg follows it), exactly as Qiskit lays out ``QuantumCircuit.qubits``;
+circuit qubit q is bit q of the amplitude index (qubit 0 the least significant bit), which is
+Qiskit's little-endian convention too, so ``Circuit.from_qasm(t).state()`` equals
+``Statevector(qiskit.qasm2.loads(t))`` with no reordering. Classical registers are laid out the
+same way and counts use Qiskit's key format (see classical.py).
+
+Import (``from_qasm``) reads the whole OpenQASM 2.0 language except classical control:
+``include "qelib1.inc"`` (the only include; its gates are also known without it), every gate of
+qelib1.inc with Qiskit's matrices (qasm_gates.py), ``U``/``CX``, user ``gate`` definitions
+(expanded by substituting parameters and qubits; nested; expressions with pi, + - * / ^, unary
+minus, sin cos tan exp ln sqrt), register broadcasting (``h q;``, ``cx a, b;``), ``barrier``
+(ignored: it does not change the state), ``creg``, ``measure q[i] -> c[j]`` and ``measure q -> c``
+(terminal measurements are recorded for ``counts()``; a measurement followed by a gate on that
+qubit is mid-circuit and runs on density matrices), ``reset`` (the reset channel, on density
+matrices; a reset of a qubit nothing has touched yet is dropped, it is already |0>). ``if`` and
+``opaque`` are refused. Every error is a ``ValueError`` naming the line and column.
+
+Export (``to_qasm``) writes what the Circuit holds: native gates under qelib1.inc names (p -> u1,
+cp -> cu1, cu -> cu3, cnot -> cx, ms -> rxx(-pi/2)), fixed matrix gates that are qelib1.inc gates
+(sx, sxdg, ch, csx, c3x, c3sqrtx, c4x), any other 1-qubit matrix as u3 (up to its global phase)
+or, with one control, as cu (exact), reset channels (1, 0) as ``reset``, classical registers and
+measurements; angles as their current numbers. The gates that qelib1.inc gained after the paper
+(swap, cswap, crx, cry, rxx, ryy, rzz, sx, sxdg, csx, cu, c3x, c3sqrtx, c4x) are written with a
+``gate`` definition in the paper's gates, exact with Qiskit's matrices, so Qiskit's default
+``qasm2.loads`` reads the output, and so does any strict OpenQASM 2.0 reader; importing such a
+definition back gives the native gate again (a definition of one of those names is checked
+against the built-in matrix, at random parameters, and used as the native gate when equal). Other
+matrix gates and noise channels have no OpenQASM 2.0 form: ValueError.
 """
 import math
-import re
 
-# sampan name -> (QASM name, how the angles map). Gates absent here are written by _export_special.
+import numpy as np
+
+from .qasm_gates import NAMED_MATRICES, zyz_angles
+from .qasm_import import Importer, build
+
+# sampan name -> QASM name. Gates absent here are written by _export_special.
 _EXPORT = {"h": "h", "x": "x", "y": "y", "z": "z", "s": "s", "sdg": "sdg", "t": "t", "tdg": "tdg",
            "p": "u1", "rx": "rx", "ry": "ry", "rz": "rz", "u3": "u3", "cnot": "cx", "cy": "cy",
            "cz": "cz", "swap": "swap", "cp": "cu1", "crx": "crx", "cry": "cry", "crz": "crz",
-           "rxx": "rxx", "rzz": "rzz", "ccx": "ccx", "cu": "cu3", "cswap": "cswap"}
-
-# QASM name -> (sampan method, n_qubits, n_params). u2 and the aliases are rewritten on import.
-_IMPORT = {"h": ("h", 1, 0), "x": ("x", 1, 0), "y": ("y", 1, 0), "z": ("z", 1, 0), "s": ("s", 1, 0),
-           "sdg": ("sdg", 1, 0), "t": ("t", 1, 0), "tdg": ("tdg", 1, 0), "u1": ("p", 1, 1),
-           "p": ("p", 1, 1), "rx": ("rx", 1, 1), "ry": ("ry", 1, 1), "rz": ("rz", 1, 1),
-           "u3": ("u3", 1, 3), "u": ("u3", 1, 3), "U": ("u3", 1, 3), "u2": ("u2", 1, 2),
-           "cx": ("cnot", 2, 0), "CX": ("cnot", 2, 0), "cy": ("cy", 2, 0), "cz": ("cz", 2, 0),
-           "swap": ("swap", 2, 0), "cu1": ("cp", 2, 1), "cp": ("cp", 2, 1), "crx": ("crx", 2, 1),
-           "cry": ("cry", 2, 1), "crz": ("crz", 2, 1), "rxx": ("rxx", 2, 1), "ryy": ("ryy", 2, 1),
-           "rzz": ("rzz", 2, 1), "ccx": ("ccx", 3, 0), "cu3": ("cu", 2, 3), "cswap": ("cswap", 3, 0),
-           "id": ("id", 1, 0)}
+           "rxx": "rxx", "ryy": "ryy", "rzz": "rzz", "ccx": "ccx", "cu": "cu3", "cswap": "cswap"}
 
 
 def _num(v):
-    return repr(float(v))
+    """A float as an OpenQASM real: repr round-trips exactly; the grammar wants a '.' before 'e'."""
+    s = repr(float(v))
+    if "e" in s and "." not in s:
+        s = s.replace("e", ".0e")
+    return s
+
+
+def _mcphase(qubits, lam):
+    """Lines applying e^{i lam} where every qubit is 1, exactly (no ancilla, no phase lost): with
+    x_1 ... x_m = 2^{1-m} sum_{S nonempty} (-1)^{|S|+1} parity_S(x), each subset's parity is
+    computed into its last qubit by CNOTs, phased by u1 and uncomputed."""
+    m, lines = len(qubits), []
+    for mask in range(1, 2 ** m):
+        members = [qubits[i] for i in range(m) if mask >> i & 1]
+        angle = (1 if len(members) % 2 else -1) * lam / 2 ** (m - 1)
+        t = members[-1]
+        lines += [f"cx {c},{t};" for c in members[:-1]] + [f"u1({_num(angle)}) {t};"]
+        lines += [f"cx {c},{t};" for c in reversed(members[:-1])]
+    return lines
+
+
+def _controlled_x_like(name, n, lam):
+    """n-qubit gate: H on the last qubit around a multi-controlled phase lam (pi: C..CX; pi/2:
+    C..C-SX, since H P(pi/2) H = SX)."""
+    qs = [f"a{i}" for i in range(n)]
+    body = [f"h {qs[-1]};"] + _mcphase(qs, lam) + [f"h {qs[-1]};"]
+    return f"gate {name} {','.join(qs)} {{ {' '.join(body)} }}"
+
+
+# Definitions, in terms of the paper's qelib1.inc gates, of the gates Qiskit's default
+# qasm2.loads does not know. Each is exact with Qiskit's matrices, global phase included
+# (rz(t) u1(-t) is the global phase e^{-i t/2} under Qiskit's RZ), so our importer maps them
+# back to native gates and Qiskit reads the same unitary.
+_DEFINITIONS = {
+    "swap": "gate swap a,b { cx a,b; cx b,a; cx a,b; }",
+    "cswap": "gate cswap a,b,c { cx c,b; ccx a,b,c; cx c,b; }",
+    "crx": "gate crx(theta) a,b { h b; crz(theta) a,b; h b; }",
+    "cry": "gate cry(theta) a,b { sdg b; h b; crz(theta) a,b; h b; s b; }",
+    "rzz": "gate rzz(theta) a,b { cx a,b; rz(theta) b; cx a,b; }",
+    "rxx": "gate rxx(theta) a,b { h a; h b; cx a,b; rz(theta) b; cx a,b; h a; h b; }",
+    "ryy": "gate ryy(theta) a,b { rx(pi/2) a; rx(pi/2) b; cx a,b; rz(theta) b; cx a,b; rx(-pi/2) a; rx(-pi/2) b; }",
+    "sx": "gate sx a { sdg a; h a; sdg a; rz(-pi/2) a; u1(pi/2) a; }",
+    "sxdg": "gate sxdg a { s a; h a; s a; rz(pi/2) a; u1(-pi/2) a; }",
+    "csx": "gate csx a,b { h b; cu1(pi/2) a,b; h b; }",
+    "cu": "gate cu(theta,phi,lam,gamma) c,t { u1(gamma) c; cu3(theta,phi,lam) c,t; }",
+    "c3x": _controlled_x_like("c3x", 4, math.pi),
+    "c3sqrtx": _controlled_x_like("c3sqrtx", 4, math.pi / 2),
+    "c4x": _controlled_x_like("c4x", 5, math.pi),
+}
+
+
+def _matrix_gate(circuit, k, refs, qs):
+    """(QASM line, gate name) for a fixed (controlled) matrix gate, or None without a qelib1.inc form."""
+    _, n_controls, n_targets, offset = refs[0]
+    dim = 2 ** n_targets
+    flat = np.asarray(circuit._constants[offset:offset + 2 * dim * dim])
+    m = (flat[0::2] + 1j * flat[1::2]).reshape(dim, dim)
+    for name, nc, ref in NAMED_MATRICES:
+        if nc == n_controls and ref.shape == m.shape and np.abs(m - ref).max() <= 1e-14:
+            return f"{name} {','.join(qs)};", name
+    if n_targets == 1 and n_controls <= 1:
+        theta, phi, lam, gamma = zyz_angles(m)
+        angles = ",".join(_num(a) for a in (theta, phi, lam))
+        if n_controls == 0:  # the global phase e^{i gamma} of an uncontrolled gate is unobservable
+            return f"u3({angles}) {qs[0]};", "u3"
+        return f"cu({angles},{_num(gamma)}) {qs[0]},{qs[1]};", "cu"
+    return None
 
 
 def to_qasm(circuit):
     """The circuit as OpenQASM 2.0 text (angles as numbers, current parameter values)."""
     values = circuit._angle_values()
-    lines = ["OPENQASM 2.0;", 'include "qelib1.inc";', f"qreg q[{circuit.n_qubits}];"]
+    cregs = circuit.classical_registers
+    qname = "q"
+    while any(qname == name for name, _ in cregs):
+        qname += "_"
+    bit_names = [f"{name}[{i}]" for name, size in cregs for i in range(size)]
+    mid = {g: (q, bits) for g, q, bits in circuit.mid_circuit_measurements}
+    body, used = [], set()
     for k, (name, qubits, refs) in enumerate(circuit._gates):
-        qs = ",".join(f"q[{q}]" for q in qubits)
-        angles = [values(r) for r in refs] if name != "unitary" else []
+        q = [f"{qname}[{i}]" for i in qubits]
+        if k in mid:
+            body += [f"measure {qname}[{mid[k][0]}] -> {bit_names[b]};" for b in mid[k][1]]
+            continue
+        angles = [values(r) for r in refs] if refs and refs[0][0] != "mat" else []
+        matrix = _matrix_gate(circuit, k, refs, q) if name == "unitary" else None
         if name in _EXPORT:
             args = f"({','.join(_num(a) for a in angles)})" if angles else ""
-            lines.append(f"{_EXPORT[name]}{args} {qs};")
+            body.append(f"{_EXPORT[name]}{args} {','.join(q)};")
+            used.add(_EXPORT[name])
         elif name == "ms":  # exp(+i pi/4 XX) = RXX(-pi/2)
-            lines.append(f"rxx({_num(-math.pi / 2)}) {qs};")
-        elif name == "ryy":  # RYY = (RX(-pi/2) x RX(-pi/2)) RZZ (RX(pi/2) x RX(pi/2)): RX maps Y to Z
-            a, b = (f"q[{q}]" for q in qubits)
-            h = _num(math.pi / 2)
-            lines += [f"rx({h}) {a};", f"rx({h}) {b};", f"rzz({_num(angles[0])}) {a},{b};",
-                      f"rx(-{h}) {a};", f"rx(-{h}) {b};"]
+            body.append(f"rxx({_num(-math.pi / 2)}) {','.join(q)};")
+            used.add("rxx")
+        elif name == "reset_channel" and angles == [1.0, 0.0]:
+            body.append(f"reset {q[0]};")
+        elif matrix is not None:
+            body.append(matrix[0])
+            used.add(matrix[1])
         else:
+            what = "this matrix gate" if name == "unitary" else "noise channels"
             raise ValueError(f"Circuit.to_qasm: gate {k} ({name}) has no OpenQASM 2.0 equivalent in "
-                             "qelib1.inc (matrix gates are not exported)")
-    return "\n".join(lines) + "\n"
-
-
-_TOKEN = re.compile(r"\s+|//[^\n]*|(?P<num>(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?)|(?P<id>[A-Za-z_][A-Za-z0-9_]*)"
-                    r"|(?P<str>\"[^\"\n]*\")|(?P<sym>->|==|[;,()\[\]{}+\-*/^])")
-
-
-def _tokens(text):
-    """[(kind, value, line, column)] with 1-based line and column; comments and spaces dropped."""
-    out, pos, line, line_start = [], 0, 1, 0
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        col = pos - line_start + 1
-        if not m:
-            raise ValueError(f"from_qasm: line {line}, column {col}: unexpected character {text[pos]!r}")
-        kind = m.lastgroup
-        if kind:
-            out.append((kind, m.group(kind), line, col))
-        chunk = m.group(0)
-        if "\n" in chunk:
-            line += chunk.count("\n")
-            line_start = pos + chunk.rindex("\n") + 1
-        pos = m.end()
-    return out
-
-
-class _Parser:
-    _FUNCS = {"sin": math.sin, "cos": math.cos, "tan": math.tan, "exp": math.exp, "ln": math.log,
-              "sqrt": math.sqrt}
-
-    def __init__(self, text):
-        self.toks = _tokens(text)
-        self.i = 0
-        lines = text.split("\n")
-        self.end = (len(lines), len(lines[-1]) + 1)
-
-    def error(self, msg, tok=None):
-        tok = tok if tok is not None else self.peek()
-        line, col = (tok[2], tok[3]) if tok else self.end
-        raise ValueError(f"from_qasm: line {line}, column {col}: {msg}")
-
-    def peek(self):
-        return self.toks[self.i] if self.i < len(self.toks) else None
-
-    def next(self, what):
-        tok = self.peek()
-        if tok is None:
-            self.error(f"expected {what}, got the end of the text")
-        self.i += 1
-        return tok
-
-    def expect(self, value):
-        tok = self.next(repr(value))
-        if tok[1] != value:
-            self.error(f"expected {value!r}, got {tok[1]!r}", tok)
-        return tok
-
-    # expression := term (('+'|'-') term)*; term := factor (('*'|'/') factor)*;
-    # factor := ('-'|'+') factor | atom ('^' factor)?
-    def expr(self):
-        v = self.term()
-        while self.peek() and self.peek()[1] in "+-" and self.peek()[0] == "sym":
-            op = self.next("operator")[1]
-            v = v + self.term() if op == "+" else v - self.term()
-        return v
-
-    def term(self):
-        v = self.factor()
-        while self.peek() and self.peek()[0] == "sym" and self.peek()[1] in ("*", "/"):
-            op = self.next("operator")
-            rhs = self.factor()
-            if op[1] == "/" and rhs == 0:
-                self.error("division by zero", op)
-            v = v * rhs if op[1] == "*" else v / rhs
-        return v
-
-    def factor(self):
-        tok = self.peek()
-        if tok and tok[0] == "sym" and tok[1] in "+-":
-            self.i += 1
-            return -self.factor() if tok[1] == "-" else self.factor()
-        v = self.atom()
-        if self.peek() and self.peek()[1] == "^":
-            op = self.next("'^'")
-            rhs = self.factor()
-            base = v
-            try:
-                v = base ** rhs
-            except (OverflowError, ZeroDivisionError):
-                self.error(f"{base!r}^{rhs!r} is not a finite real number", op)
-            if isinstance(v, complex):  # a negative base to a fractional power
-                self.error(f"{base!r}^{rhs!r} is not a real number", op)
-        return v
-
-    def atom(self):
-        tok = self.next("a number or 'pi'")
-        if tok[0] == "num":
-            return float(tok[1])
-        if tok[0] == "id" and tok[1] == "pi":
-            return math.pi
-        if tok[0] == "id" and tok[1] in self._FUNCS:
-            self.expect("(")
-            v = self.expr()
-            self.expect(")")
-            try:
-                return self._FUNCS[tok[1]](v)
-            except ValueError:
-                self.error(f"{tok[1]}({v}) is undefined", tok)
-            except OverflowError:
-                self.error(f"{tok[1]}({v}) overflows a double", tok)
-        if tok[1] == "(":
-            v = self.expr()
-            self.expect(")")
-            return v
-        self.error(f"expected a number, 'pi' or '(' in an angle, got {tok[1]!r}", tok)
-
-    def integer(self):
-        tok = self.next("an integer")
-        if tok[0] != "num" or not tok[1].isdigit():
-            self.error(f"expected an integer, got {tok[1]!r}", tok)
-        return int(tok[1])
+                             f"qelib1.inc ({what} cannot be exported; only 1-qubit matrices, with at most one "
+                             "control, and the fixed qelib1.inc gates are)")
+    body += [f"measure {qname}[{q}] -> {bit_names[b]};" for q, b in circuit.measurements]
+    lines = ["OPENQASM 2.0;", 'include "qelib1.inc";']
+    lines += [text for name, text in _DEFINITIONS.items() if name in used]
+    lines += [f"qreg {qname}[{circuit.n_qubits}];"] + [f"creg {name}[{size}];" for name, size in cregs]
+    return "\n".join(lines + body) + "\n"
 
 
 def from_qasm(text, circuit_class):
     """Parses OpenQASM 2.0 `text` into a new circuit_class instance (see the module docstring)."""
-    p = _Parser(text)
-    regs = {}      # name -> (offset, size)
-    n = 0
-    ops = []       # (method, qubits, angles, token)
-    tok = p.peek()
-    if tok is None or tok[1] != "OPENQASM":
-        p.error("expected 'OPENQASM 2.0;' first")
-    p.next("OPENQASM")
-    ver = p.next("a version")
-    if ver[1] not in ("2.0", "2"):
-        p.error(f"only OpenQASM 2.0 is supported, got version {ver[1]!r}", ver)
-    p.expect(";")
-    while p.peek() is not None:
-        tok = p.next("a statement")
-        word = tok[1]
-        if word == "include":
-            s = p.next("a file name")
-            if s[0] != "str":
-                p.error(f"expected a quoted file name after include, got {s[1]!r}", s)
-            p.expect(";")
-        elif word in ("qreg", "creg"):
-            name = p.next("a register name")
-            if name[0] != "id":
-                p.error(f"expected a register name, got {name[1]!r}", name)
-            p.expect("[")
-            size = p.integer()
-            p.expect("]")
-            p.expect(";")
-            if word == "qreg":
-                if name[1] in regs:
-                    p.error(f"qreg {name[1]!r} is declared twice", name)
-                if size < 1:
-                    p.error(f"qreg {name[1]!r} must have at least one qubit", name)
-                if n + size > 60:
-                    p.error(f"qreg {name[1]!r} brings the circuit to {n + size} qubits (at most 60)", name)
-                regs[name[1]] = (n, size)
-                n += size
-        elif word == "barrier":
-            while p.next("';'")[1] != ";":
-                pass
-        elif word in ("gate", "opaque", "measure", "reset", "if"):
-            p.error(f"'{word}' is not supported (only qreg/creg declarations and qelib1.inc gates)", tok)
-        elif tok[0] == "id" and word in _IMPORT:
-            method, nq, npar = _IMPORT[word]
-            angles = []
-            if p.peek() and p.peek()[1] == "(":
-                p.next("(")
-                if p.peek() and p.peek()[1] != ")":
-                    angles.append(p.expr())
-                    while p.peek() and p.peek()[1] == ",":
-                        p.next(",")
-                        angles.append(p.expr())
-                p.expect(")")
-            for a in angles:
-                if not math.isfinite(a):
-                    p.error(f"gate '{word}': angle {a} is not finite", tok)
-            if len(angles) != npar:
-                p.error(f"gate '{word}' takes {npar} parameter(s), got {len(angles)}", tok)
-            qubits = [_qubit(p, regs)]
-            while p.peek() and p.peek()[1] == ",":
-                p.next(",")
-                qubits.append(_qubit(p, regs))
-            p.expect(";")
-            if len(qubits) != nq:
-                p.error(f"gate '{word}' acts on {nq} qubit(s), got {len(qubits)}", tok)
-            if len(set(qubits)) != nq:
-                p.error(f"gate '{word}' repeats a qubit", tok)
-            ops.append((method, qubits, angles))
-        else:
-            p.error(f"unknown gate or statement {word!r}", tok)
-    if n == 0:
-        raise ValueError("from_qasm: no qreg declared")
-    c = circuit_class(n)
-    for method, qubits, angles in ops:
-        if method == "id":
-            continue
-        if method == "u2":  # u2(phi, lam) = u3(pi/2, phi, lam)
-            c.u3(math.pi / 2, angles[0], angles[1], qubits[0])
-        elif method in ("u3", "cu"):
-            getattr(c, method)(*angles, *qubits)
-        elif angles:
-            getattr(c, method)(angles[0], *qubits)
-        else:
-            getattr(c, method)(*qubits)
-    return c
-
-
-def _qubit(p, regs):
-    name = p.next("a qubit like q[0]")
-    if name[0] != "id" or name[1] not in regs:
-        p.error(f"unknown quantum register {name[1]!r} (declared: {sorted(regs)})", name)
-    if not (p.peek() and p.peek()[1] == "["):
-        p.error(f"whole-register arguments ({name[1]}) are not supported: index a qubit, e.g. {name[1]}[0]")
-    p.next("[")
-    idx_tok = p.peek()
-    i = p.integer()
-    p.expect("]")
-    off, size = regs[name[1]]
-    if i >= size:
-        p.error(f"qubit {name[1]}[{i}] is out of range: {name[1]} has {size} qubits", idx_tok)
-    return off + i
+    importer = Importer(text)
+    importer.program()
+    return build(importer, circuit_class)

@@ -1,0 +1,210 @@
+"""Classical registers and measurements recorded on a ``Circuit`` (mixed into it): what OpenQASM's
+``creg`` and ``measure q -> c`` mean, and the counts they produce.
+
+* ``c.creg("c", 3)`` declares a classical register; registers are laid out in declaration order
+  (classical bit index = offset of the register + index in it).
+* ``c.measure_to(qubits, clbits)`` records that each qubit is measured into a classical bit.
+  A measurement that no later gate touches is *terminal*: it is recorded, not applied, so
+  ``state()``, ``expectation()`` and the gradients see the circuit before it, and ``counts()``
+  samples it. When a later gate (or reset) acts on a measured qubit, the measurement becomes
+  *mid-circuit*: the circuit gets the non-selective measurement channel rho -> P0 rho P0 +
+  P1 rho P1 on that qubit (a Kraus channel, so the circuit then runs on density matrices, where
+  it is exact), and ``counts()`` branches on its outcomes.
+* ``c.counts(shots, seed)`` returns Qiskit-style counts: the key lists every classical register,
+  the LAST declared first, separated by spaces, each with its bit 0 as the last character
+  (Qiskit's ``get_counts()`` format); bits never written read 0.
+
+Counts with mid-circuit measurements are exact: the density matrix is followed along every
+branch of outcomes (probabilities from ``quantum::probabilities``, the normalised post-measurement
+state from ``quantum::measure``), shots are split between the final branches by a seeded
+multinomial draw, and each branch's terminal measurements are sampled from its own state.
+"""
+import numbers
+import re
+
+import numpy as np
+
+import sampan as sp
+
+_P0 = np.array([[1, 0], [0, 0]], dtype=np.complex128)
+_P1 = np.array([[0, 0], [0, 1]], dtype=np.complex128)
+_MAX_BRANCHES = 4096
+
+
+class ClassicalMixin:
+    """creg / measure_to / counts of ``Circuit`` (see the module docstring)."""
+
+    def _init_classical(self):
+        self._cregs = []       # [(name, size)] in declaration order
+        self._terminal = {}    # clbit -> qubit: terminal measurements (recorded, not applied)
+        self._mid = []         # [(index in _gates of the measurement channel, qubit, [clbits])]
+
+    # ---- declarations ---------------------------------------------------------------------------
+    def creg(self, name, size):
+        """Declares the classical register `name` of `size` bits (after the existing ones)."""
+        if not isinstance(name, str) or not re.fullmatch(r"[a-z][A-Za-z0-9_]*", name):
+            raise ValueError(f"Circuit.creg: a register name is a lowercase letter then letters, digits or _, "
+                             f"got {name!r}")
+        if any(name == n for n, _ in self._cregs):
+            raise ValueError(f"Circuit.creg: the classical register {name!r} is declared twice")
+        if isinstance(size, bool) or not isinstance(size, numbers.Integral) or size < 1:
+            raise ValueError(f"Circuit.creg: register {name!r} needs a size >= 1, got {size!r}")
+        self._cregs.append((name, int(size)))
+        return self
+
+    @property
+    def classical_registers(self):
+        """[(name, size)] in declaration order."""
+        return list(self._cregs)
+
+    @property
+    def n_clbits(self):
+        return sum(size for _, size in self._cregs)
+
+    @property
+    def measurements(self):
+        """Terminal measurements [(qubit, clbit)], by classical bit."""
+        return sorted(((q, b) for b, q in self._terminal.items()), key=lambda qb: qb[1])
+
+    @property
+    def mid_circuit_measurements(self):
+        """[(gate index of the measurement channel, qubit, [clbits])] in circuit order."""
+        return [(g, q, list(bs)) for g, q, bs in self._mid]
+
+    def measure_to(self, qubits, clbits=None):
+        """Measures each of `qubits` (an index, a list or 'full') into the classical bit of the same
+        position in `clbits` (default: the same indices; a register 'c' of n_qubits bits is declared
+        when there is none). See the module docstring for terminal and mid-circuit measurements."""
+        qs = self._select(qubits, "measure_to")
+        if clbits is None:
+            if not self._cregs:
+                self.creg("c", self.n_qubits)
+            clbits = qs
+        bs = [clbits] if isinstance(clbits, numbers.Integral) else list(clbits)
+        if len(bs) != len(qs):
+            raise ValueError(f"Circuit.measure_to: {len(qs)} qubit(s) but {len(bs)} classical bit(s)")
+        for b in bs:
+            if isinstance(b, bool) or not isinstance(b, numbers.Integral) or not 0 <= b < self.n_clbits:
+                raise IndexError(f"Circuit.measure_to: classical bit {b!r} is out of range: the registers "
+                                 f"{self._cregs} hold {self.n_clbits} bits")
+        for q, b in zip(qs, bs):
+            self._terminal[int(b)] = int(q)
+        return self
+
+    def _before_gate(self, qubits):
+        """Called by _add before a gate on `qubits`: their pending measurements become mid-circuit."""
+        for q in qubits:
+            bits = [b for b, mq in self._terminal.items() if mq == q]
+            if not bits:
+                continue
+            for b in bits:
+                del self._terminal[b]
+            self._mid.append((len(self._gates), int(q), bits))
+            self.kraus_repr([_P0, _P1], int(q))
+
+    # ---- counts ---------------------------------------------------------------------------------
+    def _key(self, values):
+        """Qiskit's counts key of classical bit values {clbit: 0/1}."""
+        words, offset = [], 0
+        for _, size in self._cregs:
+            words.append("".join(str(values.get(offset + i, 0)) for i in reversed(range(size))))
+            offset += size
+        return " ".join(reversed(words))
+
+    def register_counts(self, qubit_counts):
+        """Counts of the classical registers from counts of all qubits ({bitstring with qubit n-1
+        first: count}, as sample() and the distributed runner give), for terminal measurements only:
+        sampling every qubit and keeping the measured ones has the same distribution."""
+        if self._mid:
+            raise ValueError("Circuit.register_counts: the circuit measures mid-circuit; use counts()")
+        n = self.n_qubits
+        out = {}
+        for bits, k in qubit_counts.items():
+            key = self._key({b: int(bits[n - 1 - q]) for b, q in self._terminal.items()})
+            out[key] = out.get(key, 0) + k
+        return dict(sorted(out.items()))
+
+    def counts(self, shots, seed=None):
+        """{classical-register key: count} over `shots` runs (see the module docstring for the key).
+        seed: an int for reproducible counts."""
+        if isinstance(shots, bool) or not isinstance(shots, numbers.Integral) or shots < 0:
+            raise ValueError(f"Circuit.counts: shots must be a non-negative integer, got {shots!r}")
+        if not self._terminal and not self._mid:
+            raise ValueError("Circuit.counts: the circuit records no measurement (measure_to); use sample() "
+                             "for outcomes of qubits")
+        if not self._mid:
+            branches = [(1.0, None, {})]
+        else:
+            branches = self._branches()
+        rng = np.random.default_rng(seed)
+        weights = np.array([w for w, _, _ in branches])
+        per_branch = rng.multinomial(int(shots), weights / weights.sum())
+        terminal = sorted(self._terminal.items())
+        qubits = sorted({q for _, q in terminal})
+        out = {}
+        for k, ((_, state, values), n) in enumerate(zip(branches, per_branch)):
+            if n == 0:
+                continue
+            if qubits:
+                if state is None:
+                    state = self._final_state(None).detach()
+                s = None if seed is None else int(seed) + 1 + k
+                gen = None if s is not None else sp.Generator(int(rng.integers(2 ** 62)))
+                outcomes = self._sample_outcomes(state, qubits, int(n), s, gen)
+            else:
+                outcomes = [0] * int(n)
+            for o in outcomes:
+                v = dict(values)
+                for b, q in terminal:
+                    v[b] = (int(o) >> qubits.index(q)) & 1
+                key = self._key(v)
+                out[key] = out.get(key, 0) + 1
+        return dict(sorted(out.items()))
+
+    def _sample_outcomes(self, state, qubits, shots, seed, generator):
+        from .noise import DensityMatrix
+        return DensityMatrix._sample(state, qubits, shots, seed, generator, "outcomes").numpy().tolist()
+
+    def _segment(self, start, stop):
+        """A circuit of gates [start, stop) sharing this one's angles (values only, no gradient)."""
+        sub = type(self)(self.n_qubits)
+        value = self._angle_values()
+        sub._gates = list(self._gates[start:stop])
+        n_own = len(self._own_values)
+        sub._own_values = [value(("own", i)) for i in range(n_own)]
+        sub._external = [t.detach() for t in self._external]
+        sub._constants = self._constants
+        return sub
+
+    def _branches(self):
+        """[(probability, final density matrix, {clbit: bit} of the mid-circuit outcomes)]."""
+        from .noise import DensityMatrix
+        dim = 2 ** self.n_qubits
+        rho0 = np.zeros((dim, dim), dtype=np.complex128)
+        rho0[0, 0] = 1
+        branches = [(1.0, sp.tensor(rho0), {})]
+        start = 0
+        for gate, q, bits in self._mid:
+            seg = self._segment(start, gate)
+            nxt = []
+            for w, rho, values in branches:
+                if len(seg):
+                    rho = DensityMatrix(rho).apply(seg).data.detach()
+                probs = sp.ops.quantum.probabilities(rho, [q]).numpy()
+                for bit in (0, 1):
+                    if probs[bit] * w <= 1e-14:
+                        continue
+                    post, _ = sp.ops.quantum.measure(rho, [q], [bit])
+                    v = dict(values)
+                    for b in bits:
+                        v[b] = bit
+                    nxt.append((w * float(probs[bit]), post.detach(), v))
+            if len(nxt) > _MAX_BRANCHES:
+                raise ValueError(f"Circuit.counts: more than {_MAX_BRANCHES} branches of mid-circuit measurement "
+                                 "outcomes")
+            branches = nxt
+            start = gate + 1  # skip the measurement channel: the branches measured selectively
+        seg = self._segment(start, len(self._gates))
+        if len(seg):
+            branches = [(w, DensityMatrix(rho).apply(seg).data.detach(), v) for w, rho, v in branches]
+        return branches
