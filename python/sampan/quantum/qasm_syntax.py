@@ -29,25 +29,27 @@ class Token:
         return f"Token({self.kind}, {self.text!r}, {self.line}:{self.col})"
 
 
-_TOKEN = re.compile(r"\s+|//[^\n]*|(?P<num>(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?)|(?P<id>[A-Za-z_][A-Za-z0-9_]*)"
-                    r"|(?P<str>\"[^\"\n]*\")|(?P<sym>->|==|[;,()\[\]{}+\-*/^])")
+_TOKEN = re.compile(r"(?P<ws>\s+)|(?P<comment>//[^\n]*)|(?P<num>(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?)"
+                    r"|(?P<id>[A-Za-z_][A-Za-z0-9_]*)|(?P<str>\"[^\"\n]*\")|(?P<sym>->|==|[;,()\[\]{}+\-*/^])"
+                    r"|(?P<bad>.)", re.S)
 
 
 def tokenize(text):
     """[Token] with 1-based line and column; comments and white space dropped."""
-    out, pos, line, line_start = [], 0, 1, 0
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        col = pos - line_start + 1
-        if not m:
-            raise QasmError(f"from_qasm: line {line}, column {col}: unexpected character {text[pos]!r}")
-        if m.lastgroup:
-            out.append(Token(m.lastgroup, m.group(m.lastgroup), line, col))
-        chunk = m.group(0)
-        if "\n" in chunk:
-            line += chunk.count("\n")
-            line_start = pos + chunk.rindex("\n") + 1
-        pos = m.end()
+    out, line, line_start = [], 1, 0
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup
+        if kind == "ws":
+            chunk = m.group()
+            newlines = chunk.count("\n")
+            if newlines:
+                line += newlines
+                line_start = m.start() + chunk.rindex("\n") + 1
+        elif kind == "bad":
+            raise QasmError(f"from_qasm: line {line}, column {m.start() - line_start + 1}: unexpected character "
+                            f"{m.group()!r}")
+        elif kind != "comment":
+            out.append(Token(kind, m.group(kind), line, m.start() - line_start + 1))
     return out
 
 
