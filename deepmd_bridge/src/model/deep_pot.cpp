@@ -58,13 +58,17 @@ DenseNet init_net(int64_t in, const std::vector<int64_t>& widths, bool timestep,
 }  // namespace
 
 Tensor DenseLayer::forward(const Tensor& x) const {
-  Tensor y = add(matmul(x, w), b);
-  if (tanh) y = sampan::tanh(y);
+  // bias and tanh in one fused op (deepmd::bias_tanh): the embedding net runs on every
+  // (atom, neighbour) row, and unfused elementwise passes over those rows dominated training.
+  static OpHandle bias_tanh_op("deepmd::bias_tanh");
+  static OpHandle add_tiled_op("deepmd::add_tiled");
+  Tensor u = matmul(x, w);
+  Tensor y = tanh ? bias_tanh_op(u, b)[0] : add(u, b);
   if (idt.defined()) y = mul(y, idt);
   if (resnet) {
     const int64_t in = w.size(0), out = w.size(1);
     if (out == in) y = add(y, x);
-    else if (out == 2 * in) y = add(y, concat({x, x}, -1));
+    else if (out == 2 * in) y = add_tiled_op(y, x)[0];  // y + [x, x] without a concatenated copy
   }
   return y;
 }

@@ -1,4 +1,5 @@
-// The registry audit for deepmd_bridge: every op of namespace `deepmd` (except the MD ops deepmd::lj_*,
+// The registry audit for deepmd_bridge: every op of namespace `deepmd` (the se_e2_a ops and the fused
+// tanh-layer ops of the nets; except the MD ops deepmd::lj_*,
 // audited in md_ops_audit_test.cpp) has samples here and passes
 // check_op (shape function, first- and second-order finite differences in float64, float32 sweep,
 // determinism). prod_env_mat_a is once differentiable: check_op verifies its first derivatives
@@ -63,6 +64,14 @@ TEST(DeepmdRegistryAudit, EveryDeepmdOpHasSamplesAndPassesCheckOp) {
       {"deepmd::prod_force_se_a_grad", {s.grad_force, s.em_deriv, s.nlist}},
       {"deepmd::prod_virial_se_a", {s.net_deriv, s.em_deriv, s.rij, s.nlist, s.nall}},
       {"deepmd::prod_virial_se_a_grad", {s.grad_virial, s.grad_atom_virial, s.em_deriv, s.rij, s.nlist}},
+      // the fused tanh layer: pre-activations spanning the saturated and the linear range
+      {"deepmd::bias_tanh", {test::uniform({5, 3}, -2.5, 2.5, 21), test::uniform({3}, -0.5, 0.5, 22)}},
+      {"deepmd::tanh_backward", {test::uniform({4, 3}, -1, 1, 23), test::uniform({4, 3}, -0.95, 0.95, 24)}},
+      {"deepmd::tanh_curvature",
+       {test::uniform({4, 3}, -1, 1, 25), test::uniform({4, 3}, -1, 1, 26), test::uniform({4, 3}, -0.95, 0.95, 27)}},
+      {"deepmd::add_tiled", {test::uniform({3, 4}, -1, 1, 28), test::uniform({3, 2}, -1, 1, 29)}},
+      {"deepmd::fold_columns", {test::uniform({3, 6}, -1, 1, 30), int64_t{2}}},
+      {"deepmd::tile_columns", {test::uniform({3, 2}, -1, 1, 31), int64_t{3}}},
   };
   int checked = 0;
   for (const auto& name : registered_ops()) {
@@ -88,5 +97,5 @@ TEST(DeepmdRegistryAudit, EveryDeepmdOpHasSamplesAndPassesCheckOp) {
       EXPECT_NE(r.summary().find("a second derivative raised as declared"), std::string::npos) << r.summary();
     ++checked;
   }
-  EXPECT_GE(checked, 5);
+  EXPECT_GE(checked, 11);
 }
