@@ -196,9 +196,24 @@ DeepPot DeepPot::from_deepmd_yaml(const std::string& path) {
   const YAML::Node emb = y.child(desc, "embeddings", "model.descriptor");
   const int64_t ndim = y.scalar<int64_t>(emb, "ndim", "model.descriptor.embeddings");
   if (ndim != (c.type_one_side ? 1 : 2)) y.fail("model.descriptor.embeddings.ndim", "inconsistent with type_one_side");
-  if (!c.type_one_side)
-    y.fail("model.descriptor.type_one_side", "importing type_one_side = false models is not supported yet");
-  networks_of(y, emb, "model.descriptor.embeddings", false, pot.embeddings);
+  std::vector<DenseNet> nets;
+  networks_of(y, emb, "model.descriptor.embeddings", false, nets);
+  const int64_t expected = c.type_one_side ? nt : nt * nt;
+  if (static_cast<int64_t>(nets.size()) != expected)
+    y.fail("model.descriptor.embeddings.networks", "expected " + std::to_string(expected) + " networks (" +
+               (c.type_one_side ? "one per neighbour type" : "ntypes^2, one per (centre, neighbour) type pair") +
+               "), got " + std::to_string(nets.size()));
+  if (c.type_one_side) {
+    pot.embeddings = std::move(nets);
+  } else {
+    // DeePMD-kit's NetworkCollection stores the net of key (centre ti, neighbour tj) at index
+    // ti + tj * ntypes (idx = sum_k key[k] * ntypes^k; dpmodel's se_e2_a calls it with (ti, tt)).
+    // DeepPot keeps them centre-major (ti * ntypes + tj).
+    pot.embeddings.resize(static_cast<size_t>(nt * nt));
+    for (int64_t ti = 0; ti < nt; ++ti)
+      for (int64_t tj = 0; tj < nt; ++tj)
+        pot.embeddings[static_cast<size_t>(ti * nt + tj)] = nets[static_cast<size_t>(ti + tj * nt)];
+  }
 
   YAML::Node fit = y.child(model, "fitting", "model");
   const std::string ftype = y.scalar<std::string>(fit, "type", "model.fitting");
