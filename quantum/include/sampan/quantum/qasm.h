@@ -1,0 +1,54 @@
+// sampan quantum: OpenQASM 2.0 import and export for the C++ circuit builder (the C++ twin of
+// python/sampan/quantum/qasm.py; the language covered, the gate semantics and the conventions
+// are the same, see the README's OpenQASM paragraph).
+//
+//   QasmProgram p = parse_qasm(text);      // ValueError "from_qasm: line L, column C: ..." when malformed
+//   Tensor psi = p.circuit.state(params);   // state before the terminal measurements
+//   std::string text2 = to_qasm(p);         // gates, cregs, measurements, resets
+//
+// qregs are laid out in declaration order (the second qreg's qubit 0 follows the first qreg) and
+// qubit q is bit q of the amplitude index: Qiskit's little-endian layout, so states agree with
+// qiskit.quantum_info.Statevector of the same text without reordering. Gates have Qiskit's
+// matrices, global phase included (rz = exp(-i phi Z/2), cu's fourth angle a phase on the control).
+// Terminal measurements are recorded in `measurements`; a measurement followed by a gate or reset on
+// its qubit is mid-circuit: the circuit gets the non-selective measurement channel (Kraus
+// {|0><0|, |1><1|}) there, so it runs on density matrices. `reset` is the reset channel (dropped for
+// a qubit nothing touched yet). `if` and `opaque` are refused.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sampan/quantum/circuit_builder.h"
+
+namespace sampan::quantum {
+
+struct QasmMidMeasurement {
+  int64_t gate;                  // index (in the circuit's gates) of its measurement channel
+  int64_t qubit;
+  std::vector<int64_t> clbits;   // classical bits that receive its outcome
+};
+
+struct QasmProgram {
+  Circuit circuit{1};
+  std::vector<std::pair<std::string, int64_t>> cregs;   // classical registers in declaration order
+  std::vector<std::pair<int64_t, int64_t>> measurements; // terminal (qubit, classical bit), by bit
+  std::vector<QasmMidMeasurement> mid_measurements;
+};
+
+/// Parses OpenQASM 2.0 text (see the header comment). Every error is a ValueError naming the line
+/// and column (inside a gate body, also where the gate was used).
+QasmProgram parse_qasm(const std::string& text);
+
+/// OpenQASM 2.0 text of a circuit with its registers and measurements; trainable angles take their
+/// values from params (ValueError when a slot has none). Gates that the paper's qelib1.inc lacks
+/// are written with exact `gate` definitions, so Qiskit's default qasm2.loads reads the text. Matrix
+/// gates: fixed qelib1 gates by name, other 1-qubit matrices as u3 (up to a global phase) or with
+/// one control as cu; other matrices and noise channels (but reset and mid-circuit measurement)
+/// are a ValueError.
+std::string to_qasm(const QasmProgram& program, const std::vector<double>& params = {});
+std::string to_qasm(const Circuit& circuit, const std::vector<double>& params = {});
+
+}  // namespace sampan::quantum
