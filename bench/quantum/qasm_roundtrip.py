@@ -12,8 +12,9 @@
    sampan.quantum.qasm_gates.QELIB1, random angles), same comparison.
 3. sampan -> Qiskit: random sampan circuits over its whole gate set (plus fixed qelib1 matrix
    gates and controlled 1-qubit matrices) exported with Circuit.to_qasm, read by qasm2.loads
-   (strict default and legacy gate set) and by Circuit.from_qasm; every state equals
-   Circuit.state() to 1e-12.
+   (strict default and legacy gate set) and by Circuit.from_qasm, and the C++ writer's text
+   (sampan/quantum/qasm.h, via sp._C.quantum_to_qasm) read by Qiskit's strict reader; every state
+   equals Circuit.state() to 1e-12.
 4. Measurements: circuits with two qregs and two cregs, measured into random classical bits at
    the end, or (every other circuit) with register c0 measured mid-circuit, a reset, and more
    gates before c1 is measured (our exact branching on density matrices); our counts keys and
@@ -35,6 +36,7 @@ except ImportError as e:  # reported, not an error: the peer lives only in .venv
     print(f"qasm_roundtrip: qiskit is not importable ({e}); run with .venv-bench/bin/python")
     sys.exit(0)
 
+import sampan as sp
 from sampan.quantum import Circuit
 from sampan.quantum.qasm_gates import QELIB1
 
@@ -144,9 +146,13 @@ def part_sampan_to_qiskit(count, rng, failures):
         try:
             text = c.to_qasm()
             psi = c.state().numpy()
+            params, enc, consts = c._encode()
+            cpp_text = sp._C.quantum_to_qasm(c.n_qubits, enc, consts, [float(v) for v in params.detach().numpy()],
+                                             [], [], [])  # the C++ writer (sampan/quantum/qasm.h)
             d = max(float(np.abs(theirs(text, legacy=False) - psi).max()),
                     float(np.abs(theirs(text, legacy=True) - psi).max()),
-                    float(np.abs(ours(text) - psi).max()))
+                    float(np.abs(ours(text) - psi).max()),
+                    float(np.abs(theirs(cpp_text, legacy=False) - psi).max()))
         except Exception as e:  # noqa: BLE001
             failures.append((f"sampan circuit {k}", f"{type(e).__name__}: {e}", ""))
             continue
@@ -219,7 +225,7 @@ def main():
     p2, w2, n_names = part_qelib1(count, rng, failures)
     print(f"2. random programs over all {n_names} qelib1.inc gates: {p2}/{count} equal (max dev {w2:.2e})")
     p3, w3 = part_sampan_to_qiskit(count, rng, failures)
-    print(f"3. sampan random circuit -> to_qasm -> qasm2.loads: {p3}/{count} equal (max dev {w3:.2e})")
+    print(f"3. sampan random circuit -> to_qasm (Python and C++) -> qasm2.loads: {p3}/{count} equal (max dev {w3:.2e})")
     n4 = max(count // 10, 5)
     p4 = part_counts(n4, rng, failures)
     print(f"4. measured circuits, counts vs Aer (5 sigma per key): {p4}/{n4} agree")

@@ -94,7 +94,7 @@ class ClassicalMixin:
     def _before_gate(self, qubits):
         """Called by _add before a gate on `qubits`: their pending measurements become mid-circuit."""
         for q in qubits:
-            bits = [b for b, mq in self._terminal.items() if mq == q]
+            bits = sorted(b for b, mq in self._terminal.items() if mq == q)
             if not bits:
                 continue
             for b in bits:

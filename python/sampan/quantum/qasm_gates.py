@@ -49,7 +49,7 @@ def _matrix(m, n_controls):
     return lambda c, a, q: c.controlled_unitary(m, list(q[:n_controls]), [q[n_controls]])
 
 
-def _nothing(c, a, q):
+def identity(c, a, q):
     pass
 
 
@@ -61,8 +61,8 @@ QELIB1 = {
     "u2": (2, 1, lambda c, a, q: c.u3(math.pi / 2, a[0], a[1], q[0])),
     "u1": (1, 1, lambda c, a, q: c.p(a[0], q[0])),
     "p": (1, 1, lambda c, a, q: c.p(a[0], q[0])),
-    "u0": (1, 1, _nothing),
-    "id": (0, 1, _nothing),
+    "u0": (1, 1, identity),
+    "id": (0, 1, identity),
     "cx": (0, 2, lambda c, a, q: c.cnot(q[0], q[1])),
     "x": (0, 1, lambda c, a, q: c.x(q[0])),
     "y": (0, 1, lambda c, a, q: c.y(q[0])),

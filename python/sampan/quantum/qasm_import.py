@@ -5,6 +5,7 @@ import math
 import numpy as np
 
 from .qasm_gates import EXTENSIONS, PAPER_QELIB1, QELIB1
+from .qasm_gates import identity as _IDENTITY
 from .qasm_syntax import Parser, QasmError, error_at
 
 _MAX_QUBITS = 60
@@ -312,12 +313,15 @@ def build(importer, circuit_class, n_qubits=None):
             if op[0] == "gate":
                 _, name, angles, qubits, _ = op
                 table = QELIB1 if name in QELIB1 else EXTENSIONS
+                if table[name][2] is not _IDENTITY:
+                    c._before_gate(qubits)  # measured qubits: the measurement channel before the whole gate
                 table[name][2](c, angles, qubits)
                 touched.update(qubits)
             elif op[0] == "measure":
                 c.measure_to([op[1]], [op[2]])
                 touched.add(op[1])
             elif op[1] in touched:  # reset of a qubit that may not be |0>: the reset channel
+                c._before_gate([op[1]])
                 c.reset_channel((1.0, 0.0), [op[1]])
             # else: reset of a qubit still in |0> (nothing acted on it yet) changes nothing
         except (ValueError, IndexError, TypeError) as e:

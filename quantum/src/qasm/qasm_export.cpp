@@ -98,16 +98,23 @@ std::string to_qasm(const Circuit& circuit, const std::vector<double>& params) {
 
 std::string to_qasm(const QasmProgram& program, const std::vector<double>& params) {
   const Circuit& c = program.circuit;
-  const std::vector<double>& constants = c.constants();
-  const auto gates = decode_circuit(c.encoding(), -1, constants, c.n_qubits(), "to_qasm", true);
+  return to_qasm(c.n_qubits(), c.encoding(), c.constants(), params, program.cregs, program.measurements,
+                 program.mid_measurements);
+}
+
+std::string to_qasm(int64_t n_qubits, const std::vector<int64_t>& encoding, const std::vector<double>& constants,
+                    const std::vector<double>& params, const std::vector<std::pair<std::string, int64_t>>& cregs,
+                    const std::vector<std::pair<int64_t, int64_t>>& measurements,
+                    const std::vector<QasmMidMeasurement>& mid_measurements) {
+  const auto gates = decode_circuit(encoding, -1, constants, n_qubits, "to_qasm", true);
   std::string qname = "q";
   for (bool clash = true; clash;) {
     clash = false;
-    for (const auto& [name, size] : program.cregs) clash = clash || name == qname;
+    for (const auto& [name, size] : cregs) clash = clash || name == qname;
     if (clash) qname += "_";
   }
   std::vector<std::string> bit_names;
-  for (const auto& [name, size] : program.cregs)
+  for (const auto& [name, size] : cregs)
     for (int64_t i = 0; i < size; ++i) bit_names.push_back(name + "[" + std::to_string(i) + "]");
   auto bit = [&](int64_t b) -> const std::string& {
     SAMPAN_CHECK(b >= 0 && b < static_cast<int64_t>(bit_names.size()), IndexError, "to_qasm: classical bit ", b,
@@ -115,7 +122,7 @@ std::string to_qasm(const QasmProgram& program, const std::vector<double>& param
     return bit_names[static_cast<size_t>(b)];
   };
   std::map<int64_t, const QasmMidMeasurement*> mid;
-  for (const auto& m : program.mid_measurements) mid[m.gate] = &m;
+  for (const auto& m : mid_measurements) mid[m.gate] = &m;
   std::ostringstream body;
   std::set<std::string> used;
   for (size_t k = 0; k < gates.size(); ++k) {
@@ -188,13 +195,13 @@ std::string to_qasm(const QasmProgram& program, const std::vector<double>& param
                  ") has no OpenQASM 2.0 equivalent in qelib1.inc (only 1-qubit matrices, with at most one control, "
                  "the fixed qelib1.inc gates, reset and mid-circuit measurement are exported)");
   }
-  for (const auto& [qubit, b] : program.measurements) body << "measure " << qname << "[" << qubit << "] -> " << bit(b) << ";\n";
+  for (const auto& [qubit, b] : measurements) body << "measure " << qname << "[" << qubit << "] -> " << bit(b) << ";\n";
   std::ostringstream out;
   out << "OPENQASM 2.0;\ninclude \"qelib1.inc\";\n";
   for (const auto& [name, text] : definitions())
     if (used.count(name)) out << text << "\n";
-  out << "qreg " << qname << "[" << c.n_qubits() << "];\n";
-  for (const auto& [name, size] : program.cregs) out << "creg " << name << "[" << size << "];\n";
+  out << "qreg " << qname << "[" << n_qubits << "];\n";
+  for (const auto& [name, size] : cregs) out << "creg " << name << "[" << size << "];\n";
   return out.str() + body.str();
 }
 

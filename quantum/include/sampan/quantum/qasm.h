@@ -50,5 +50,10 @@ QasmProgram parse_qasm(const std::string& text);
 /// are a ValueError.
 std::string to_qasm(const QasmProgram& program, const std::vector<double>& params = {});
 std::string to_qasm(const Circuit& circuit, const std::vector<double>& params = {});
+/// The same from a circuit's encoding (circuit.h) and constants, as Python's Circuit._encode() gives.
+std::string to_qasm(int64_t n_qubits, const std::vector<int64_t>& encoding, const std::vector<double>& constants,
+                    const std::vector<double>& params, const std::vector<std::pair<std::string, int64_t>>& cregs,
+                    const std::vector<std::pair<int64_t, int64_t>>& measurements,
+                    const std::vector<QasmMidMeasurement>& mid_measurements);
 
 }  // namespace sampan::quantum
