@@ -90,3 +90,19 @@ def test_nve_has_no_secular_drift_beyond_the_bounded_shadow_error(model):
         f"drift {slope:.2e} eV/atom/ps vs fluctuation {np.abs(err).max():.2e} eV/atom"
     # the bounded error is (omega dt)^2-small against the energy the atoms exchange with the model
     assert np.abs(err).max() < 1e-3 * np.ptp(th["ke"] / 24)
+
+
+def test_sel_overflow_during_md_is_counted_and_reported(capfd):
+    # Neighbours beyond sel are dropped (DeePMD-kit does the same): the energy then jumps when a
+    # neighbour crosses rank sel. MD must not do that silently.
+    x, types, box = water_box()
+    small = DeepPot(dict(CONFIG, sel=[2, 4]), 1)
+    s = md.State(x, types, masses=[15.999, 1.008], box=box)
+    s.initialize_velocities(300.0, seed=4)
+    md.run(s, small, md.VelocityVerlet(0.5), 3)
+    assert small.sel_overflow_evaluations == 4  # the initial forces and 3 steps
+    err = capfd.readouterr().err
+    assert err.count("sampan DeepPot warning") == 1 and "more than sel[0] = 2" in err
+    model = DeepPot(CONFIG, 11)
+    md.evaluate(model, x, types, box)
+    assert model.sel_overflow_evaluations == 0

@@ -2,6 +2,7 @@
 #include "sampan/deepmd/deep_pot.h"
 
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "sampan/autograd.h"
@@ -55,6 +56,16 @@ DenseNet init_net(int64_t in, const std::vector<int64_t>& widths, bool timestep,
   return net;
 }
 
+}  // namespace
+
+namespace {
+void note_sel_overflow(const ExtendedSystem& ext, const SeAConfig& config, int64_t& count) {
+  if (!ext.any_overflow()) return;
+  if (count++ == 0)
+    std::fprintf(stderr, "sampan DeepPot warning: %s; neighbours beyond sel are dropped, so MD with this model does not "
+                 "conserve energy (increase sel; further overflows are counted in sel_overflow_evaluations)\n",
+                 ext.overflow_message(config.sel).c_str());
+}
 }  // namespace
 
 Tensor DenseLayer::forward(const Tensor& x) const {
@@ -274,6 +285,7 @@ void DeepPot::compute(const double* positions, const int* types, int64_t natoms,
   SAMPAN_CHECK(box.all_periodic() || !box.any_periodic(), NotImplementedError,
                "DeepPot: mixed periodic/open boundaries are not supported (use all periodic or all open)");
   ExtendedSystem ext = extend(positions, t.data(), natoms, box.any_periodic() ? box.cell.data() : nullptr);
+  note_sel_overflow(ext, config, sel_overflow_evaluations);
   NoGradGuard outer;  // no graph beyond what evaluate() needs internally
   DeepPotOutput out = evaluate(ext, forces != nullptr || virial != nullptr, false);
   if (energy) *energy = out.energy.detach().data<double>()[0];
@@ -304,6 +316,7 @@ void DeepPot::compute_local(const double* positions, const int* types, int64_t n
   candidates.shift.assign(list.shifts.begin(), list.shifts.begin() + 3 * used);
   candidates.vector.assign(list.vectors.begin(), list.vectors.begin() + 3 * used);
   ExtendedSystem ext = format_extended_system(positions, t.data(), nlocal, nullptr, candidates, config.sel);
+  note_sel_overflow(ext, config, sel_overflow_evaluations);
   // every atom is its own owner: the caller folds ghost forces (LAMMPS reverse communication)
   ext.coord.assign(positions, positions + natoms * 3);
   ext.types = t;

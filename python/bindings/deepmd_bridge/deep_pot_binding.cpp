@@ -76,6 +76,8 @@ void init_deepmd_model(py::module_& m) {
       .def_readwrite("dstd", &DeepPot::dstd)
       .def_readwrite("bias_atom_e", &DeepPot::bias_atom_e)
       .def_readwrite("out_bias", &DeepPot::out_bias)
+      .def_readonly("sel_overflow_evaluations", &DeepPot::sel_overflow_evaluations,
+                    "compute calls (MD steps) in which some centre had more neighbours than sel (dropped)")
       .def("parameters", &DeepPot::parameters)
       .def("parameter_names", &DeepPot::parameter_names)
       .def("validate", &DeepPot::validate)

@@ -108,6 +108,10 @@ class DeepPot : public Potential {
   double cutoff() const override { return config.rcut; }
   int ntypes() const override { return static_cast<int>(config.ntypes()); }
   std::string describe() const override;
+  /// Evaluations by compute / compute_local in which some centre had more neighbours than sel
+  /// (those beyond sel are dropped, as in DeePMD-kit: the energy then jumps when a neighbour
+  /// crosses rank sel, and MD does not conserve it). The first one is reported on stderr.
+  int64_t sel_overflow_evaluations = 0;
 
   /// Writes the model as an HDF5 file (sampan io tree; atomic) that load() reads back.
   void save(const std::string& path) const;
