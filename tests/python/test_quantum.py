@@ -528,5 +528,5 @@ def test_qasm_export_uses_current_parameter_values_and_keeps_the_circuit_open():
 
 def test_qasm_export_refuses_matrix_gates_without_a_qelib1_form():
     # A 1-qubit matrix is exported as u3; a generic 2-qubit one has no qelib1.inc form.
-    with pytest.raises(ValueError, match="gate 0 \\(unitary\\) has no OpenQASM 2.0"):
+    with pytest.raises(ValueError, match="gate 0 \\(UNITARY\\) has no OpenQASM 2.0"):
         Circuit(2).unitary(np.eye(4)[[0, 2, 1, 3]], [0, 1]).to_qasm()

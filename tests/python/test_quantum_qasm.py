@@ -203,27 +203,40 @@ def test_export_writes_registers_measurements_resets_and_matrix_gates_that_qiski
 
 def test_exported_definitions_are_exact_and_import_as_native_gates():
     """to_qasm defines the gates Qiskit's default reader lacks (swap, rxx, sx, c4x, ...) in the
-    paper's gates; each must equal the built-in matrix (global phase included: the importer checks
-    it and then maps the definition to the native gate). A definition that loses the phase is a
-    different gate: it is expanded as written."""
-    from sampan.quantum.qasm import _DEFINITIONS
-    from sampan.quantum.qasm_gates import QELIB1, EXTENSIONS
-    for name, definition in _DEFINITIONS.items():
-        n_params, k, _ = {**QELIB1, **EXTENSIONS}[name]
+    paper's gates; each must equal the built-in matrix (global phase included: the reader checks
+    it and then maps the definition to the native gate), so every gate reads back as itself. A
+    definition that loses the phase is a different gate: it is expanded as written."""
+    from sampan.quantum.qasm import builtin_gates
+    gates = builtin_gates()
+    assert len(gates) == 45 and sum(paper for _, _, paper in gates.values()) == 25
+    for name, (n_params, k, in_paper) in gates.items():
         args = "(" + ",".join(["0.3", "-1.1", "2.5", "0.7"][:n_params]) + ")" if n_params else ""
-        call = f"qreg q[{k}];\n{name}{args} " + ",".join(f"q[{i}]" for i in range(k)) + ";\n"
-        defined = Circuit.from_qasm(HEAD + definition + "\n" + call)
-        assert defined.gates() == Circuit.from_qasm(HEAD + call).gates(), name
+        c = Circuit.from_qasm(HEAD + f"qreg q[{k}];\n{name}{args} " + ",".join(f"q[{i}]" for i in range(k)) + ";\n")
+        text = c.to_qasm()
+        assert Circuit.from_qasm(text).gates() == c.gates(), (name, text)
+    assert "gate c4x a0,a1,a2,a3,a4 {" in Circuit(5).controlled_unitary(X, [0, 1, 2, 3], [4]).to_qasm()
     lossy = Circuit.from_qasm(HEAD + "gate sx a { sdg a; h a; sdg a; }\nqreg q[1];\nsx q[0];\n")
     assert [g for g, _ in lossy.gates()] == ["sdg", "h", "sdg"]
     np.testing.assert_allclose(lossy.state().numpy() * (1 + 1j) / math.sqrt(2),
                                SX[:, 0], atol=1e-15)  # SX = e^{i pi/4} Sdg H Sdg
 
 
+def test_import_is_fast_enough_for_large_files():
+    lines = [HEAD + "qreg q[20];\ncreg c[20];"]
+    for i in range(20000):
+        lines.append(f"rz({0.001 * i}*pi) q[{i % 20}];" if i % 2 else f"cx q[{i % 20}],q[{(i * 7 + 3) % 20}];"
+                     if i % 20 != (i * 7 + 3) % 20 else f"h q[{i % 20}];")
+    import time
+    t0 = time.perf_counter()
+    c = Circuit.from_qasm("\n".join(lines) + "\nmeasure q -> c;\n")
+    assert len(c) == 20000 and len(c.measurements) == 20
+    assert time.perf_counter() - t0 < 20  # about 0.3 s on the (loaded) 2-core box; a guard against O(n^2)
+
+
 def test_export_refuses_what_qasm_cannot_hold():
-    with pytest.raises(ValueError, match="gate 1 \\(depolarizing\\) has no OpenQASM 2.0"):
+    with pytest.raises(ValueError, match="gate 1 \\(DEPOLARIZING\\) has no OpenQASM 2.0"):
         Circuit(1).h(0).depolarizing(0.1).to_qasm()
-    with pytest.raises(ValueError, match="gate 0 \\(unitary\\) has no OpenQASM 2.0"):
+    with pytest.raises(ValueError, match="gate 0 \\(UNITARY\\) has no OpenQASM 2.0"):
         Circuit(2).unitary(np.eye(4)[[1, 0, 2, 3]], [0, 1]).to_qasm()
 
 
@@ -256,7 +269,7 @@ BAD = [
     ("gate g(t) a { rx(t) a; }\ng q[0];", "line 6, column 1", "takes 1 parameter"),
     ("gate g(t) a { rx(1/t) a; }\ng(0) q[0];", "line 5, column 19", "division by zero (in gate 'g' used at line 6"),
     ("gate g(t) a { rx(ln(t)) a; }\ngate k a { g(0) a; }\nk q[1];", "line 5, column 18", "in gate 'k' used at line 7, column 1"),
-    ("qreg r[3];\ncx q, r;", "line 6, column 1", "different sizes [2, 3]"),
+    ("qreg r[3];\ncx q, r;", "line 6, column 1", "registers of different sizes"),
     ("measure q -> c[0];", "line 5, column 1", "2 qubit(s) into 1 bit(s)"),
     ("measure q[0] -> d[0];", "line 5, column 17", "unknown classical register 'd'"),
     ("measure q[0] -> c[2];", "line 5, column 19", "bit c[2] is out of range"),
@@ -300,100 +313,3 @@ def test_cli_prints_counts_of_the_classical_registers():
     assert "key 'c m'" in r.stdout and "00 0" in r.stdout and "01 1" in r.stdout, r.stdout
     r, _ = run_cli(os.path.join(HERE, "mid_circuit.qasm"), "--state-out", "x.npy")
     assert r.returncode == 2 and "--state-out is not available" in r.stderr
-
-
-# ---- the C++ reader and writer (sampan/quantum/qasm.h) agree with these ------------------------------
-def cpp_vs_python(text):
-    """(C++ result or error position, Python result or error position) of one program."""
-    import re
-    out = []
-    for read in (lambda t: sp._C.quantum_parse_qasm(t), lambda t: _python_read(t)):
-        try:
-            out.append(read(text))
-        except ValueError as e:
-            m = re.search(r"line \d+, column \d+", str(e))
-            out.append(("error", m.group(0) if m else str(e)))
-    return out
-
-
-def _python_read(text):
-    c = Circuit.from_qasm(text)
-    _, enc, consts = c._encode()
-    return {"n_qubits": c.n_qubits, "encoding": list(enc), "constants": list(consts),
-            "cregs": c.classical_registers, "measurements": c.measurements,
-            "mid_measurements": [tuple(m) for m in c.mid_circuit_measurements]}
-
-
-def _same(a, b):
-    if isinstance(a, tuple) or isinstance(b, tuple):
-        return a == b
-    return (a["n_qubits"] == b["n_qubits"] and list(a["encoding"]) == b["encoding"]
-            and np.array_equal(a["constants"], b["constants"]) and list(map(tuple, a["cregs"])) == b["cregs"]
-            and list(map(tuple, a["measurements"])) == b["measurements"]
-            and [(g, q, list(bs)) for g, q, bs in a["mid_measurements"]] == [(g, q, list(bs)) for g, q, bs in b["mid_measurements"]])
-
-
-def test_cpp_reader_gives_the_same_circuit_as_the_python_reader():
-    texts = [read(f) for f in ("nested_gates.qasm", "registers.qasm", "mid_circuit.qasm")]
-    texts += [HEAD + f"qreg q[{k}];\n{call}\n" for call, k, _ in GATES]
-    texts += [HEAD + "qreg q[2];\ncreg c[2];\n" + body for body, _, _ in BAD]
-    rng = np.random.default_rng(4)
-    from sampan.quantum.qasm_gates import QELIB1
-    names = sorted(QELIB1)
-    for _ in range(40):  # random programs over every qelib1.inc gate, with measurements and resets
-        lines = [HEAD + "qreg q[5];\ncreg c[5];"]
-        for _ in range(20):
-            r = rng.random()
-            if r < 0.1:
-                lines.append(f"measure q[{rng.integers(5)}] -> c[{rng.integers(5)}];")
-            elif r < 0.15:
-                lines.append(f"reset q[{rng.integers(5)}];")
-            else:
-                name = names[rng.integers(len(names))]
-                n_params, k, _ = QELIB1[name]
-                qs = ",".join(f"q[{q}]" for q in rng.permutation(5)[:k])
-                args = "(" + ",".join(f"{a:.6f}" for a in rng.uniform(-3, 3, n_params)) + ")" if n_params else ""
-                lines.append(f"{name}{args} {qs};")
-        texts.append("\n".join(lines) + "\n")
-    for text in texts:
-        cpp, py = cpp_vs_python(text)
-        assert _same(cpp, py), (text, cpp, py)
-
-
-def test_cpp_and_python_readers_fail_at_the_same_place_on_fuzzed_programs():
-    import random
-    src = (HEAD + "gate g(t) a, b { rx(t/2) a; cx a, b; u2(t, -t) b; }\nqreg a[2];\nqreg b[2];\ncreg c[2];\n"
-           "h a;\ncx a[0], b[1];\ng(pi/3) a[1], b[0];\nu3(pi/2, 0, pi) a[1];\nmeasure a -> c;\nbarrier a, b;\n"
-           "reset a[0];\ncu3(0.3, 0.2, -(0.1 + 0.2)) b[1], b[0];\nrz(sqrt(2)/2) b[1];\n")
-    rng = random.Random(11)
-    alphabet = list(";,()[]{}+-*/^ \n\"abcgqxyz0123456789.pie_>")
-    agree_ok = agree_err = 0
-    for _ in range(600):
-        s = list(src)
-        for _ in range(rng.randint(1, 3)):
-            i = rng.randrange(len(s))
-            r = rng.random()
-            if r < 0.4:
-                del s[i]
-            elif r < 0.7:
-                s.insert(i, rng.choice(alphabet))
-            else:
-                s[i] = rng.choice(alphabet)
-        text = "".join(s)
-        cpp, py = cpp_vs_python(text)
-        assert _same(cpp, py), (text, cpp, py)
-        if isinstance(py, tuple):
-            agree_err += 1
-        else:
-            agree_ok += 1
-    assert agree_ok >= 10 and agree_err >= 300  # both outcomes were exercised (25 and 575 with this seed)
-
-
-def test_cpp_writer_output_reads_back_as_the_same_circuit():
-    for text in [read("mid_circuit.qasm"), read("registers.qasm"), read("nested_gates.qasm")]:
-        c = Circuit.from_qasm(text)
-        params, enc, consts = c._encode()
-        out = sp._C.quantum_to_qasm(c.n_qubits, enc, consts, [float(v) for v in params.detach().numpy()],
-                                    c.classical_registers, c.measurements,
-                                    [tuple(m) for m in c.mid_circuit_measurements])
-        assert _same(sp._C.quantum_parse_qasm(out), _python_read(c.to_qasm()))

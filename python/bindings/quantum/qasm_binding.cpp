@@ -1,5 +1,5 @@
-// sampan Python bindings of the C++ OpenQASM 2.0 reader and writer (sampan/quantum/qasm.h), so
-// Python can check that the C++ and Python readers agree and that the C++ writer's output reads back.
+// sampan Python bindings of the OpenQASM 2.0 reader and writer (sampan/quantum/qasm.h), used by
+// Circuit.from_qasm / to_qasm (python/sampan/quantum/qasm.py decodes and encodes the circuit).
 #include <tuple>
 
 #include "bindings.h"
@@ -32,7 +32,15 @@ std::string to_qasm(int64_t n_qubits, const std::vector<int64_t>& encoding, cons
   return quantum::to_qasm(n_qubits, encoding, constants, params, cregs, measurements, m);
 }
 
+py::dict builtin_gates() {
+  py::dict out;
+  for (const auto& g : quantum::qasm_builtin_gates()) out[py::str(g.name)] = py::make_tuple(g.n_params, g.n_qubits, g.in_paper);
+  return out;
+}
+
 void init_quantum_qasm(py::module_& m) {
+  m.def("quantum_qasm_builtin_gates", &builtin_gates,
+        "{name: (n_params, n_qubits, in the paper's qelib1.inc)} of the gates the QASM reader knows without a definition.");
   m.def("quantum_parse_qasm", &parse_qasm, py::arg("text"),
         "The C++ OpenQASM 2.0 reader: {n_qubits, encoding, constants, cregs, measurements (qubit, clbit), "
         "mid_measurements (gate, qubit, clbits)}; ValueError with line and column when malformed.");

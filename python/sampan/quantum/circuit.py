@@ -375,16 +375,22 @@ class Circuit(NoiseMixin, ClassicalMixin):
         return self
 
     # ---- encoding and simulation ----------------------------------------------------------------
-    def _encode(self):
+    def _encode(self, detached=False):
         """(params tensor, circuit IntList, constants): owned parameters first, then each user
-        tensor flattened, concatenated so gradients flow back into all of them."""
+        tensor flattened, concatenated so gradients flow back into all of them. detached: the
+        current values without a graph, and without creating circuit.parameters (which would
+        freeze the circuit), as the QASM writer wants."""
         pieces, offsets, off = [], [], 0
         if self._own_values:
-            pieces.append(self.parameters)
+            if detached:
+                own = self._parameters.detach().numpy() if self._parameters is not None else self._own_values
+                pieces.append(sp.tensor(np.array(own, dtype=np.float64)))
+            else:
+                pieces.append(self.parameters)
             off = len(self._own_values)
         for t in self._external:
             offsets.append(off)
-            flat = sp.reshape(t, [-1])
+            flat = sp.reshape(t.detach() if detached else t, [-1])
             if flat.dtype != sp.float64:
                 flat = flat.to(sp.float64)
             pieces.append(flat)
@@ -443,17 +449,17 @@ class Circuit(NoiseMixin, ClassicalMixin):
         return value
 
     def to_qasm(self):
-        """OpenQASM 2.0 text with qelib1.inc gate names (p -> u1, cp -> cu1, cu -> cu3, cnot -> cx,
-        ms -> rxx(-pi/2), ryy -> rx(pi/2) rzz rx(-pi/2)); angles are written as their current
-        numbers. Matrix gates (unitary) have no QASM form and raise ValueError."""
+        """OpenQASM 2.0 text of the gates, classical registers, measurements and resets, with angles
+        as their current numbers; Qiskit's default qasm2.loads reads it (see qasm.py). Noise
+        channels and matrix gates without a qelib1.inc form raise ValueError."""
         from .qasm import to_qasm
         return to_qasm(self)
 
     @classmethod
     def from_qasm(cls, text):
-        """A circuit from OpenQASM 2.0 text (qreg, creg, barrier, qelib1.inc gates incl. u3 u2 u1
-        cx ccx cswap rx ry rz rxx ryy rzz cu1 cu3; angles as fixed numbers). Malformed input raises
-        ValueError naming the line and column."""
+        """A circuit from OpenQASM 2.0 text: every qelib1.inc gate, gate definitions, registers,
+        measure, reset (see qasm.py); angles as fixed numbers. Malformed input raises ValueError
+        naming the line and column."""
         from .qasm import from_qasm
         return from_qasm(text, cls)
 

@@ -1,23 +1,28 @@
-// OpenQASM 2.0 export of the C++ circuit builder (qasm.h); the same output as
-// python/sampan/quantum/qasm.py's to_qasm for the same circuit.
+// OpenQASM 2.0 export of an encoded circuit (qasm.h): the C++ builder's and Python's Circuit.to_qasm.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "qasm/qasm_gates.h"
 #include "sampan/error.h"
+#include "sampan/quantum/channels.h"
 #include "sampan/quantum/qasm.h"
 
 namespace sampan::quantum {
 
 namespace {
 
-/// A double as an OpenQASM real that reads back exactly (17 significant digits; a '.' before 'e').
+/// A double as an OpenQASM real: the shortest of 15 to 17 significant digits that reads back
+/// exactly, with a '.' before any exponent (the grammar's real needs one).
 std::string number(double v) {
   char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
   std::string s(buf);
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
   else if (s.find('.') == std::string::npos) s.insert(s.find('e'), ".0");
@@ -191,7 +196,7 @@ std::string to_qasm(int64_t n_qubits, const std::vector<int64_t>& encoding, cons
         written = true;
       }
     }
-    SAMPAN_CHECK(written, ValueError, "to_qasm: gate ", k, " (", is_channel_opcode(g.op) ? "a noise channel" : gate_info(g.op).name,
+    SAMPAN_CHECK(written, ValueError, "to_qasm: gate ", k, " (", is_channel_opcode(g.op) ? channel_info(g.op).name : gate_info(g.op).name,
                  ") has no OpenQASM 2.0 equivalent in qelib1.inc (only 1-qubit matrices, with at most one control, "
                  "the fixed qelib1.inc gates, reset and mid-circuit measurement are exported)");
   }

@@ -1,6 +1,8 @@
 // qelib1.inc gates as circuit-builder calls (see qasm_gates.h).
 #include "qasm/qasm_gates.h"
 
+#include "sampan/quantum/qasm.h"
+
 #include <cmath>
 #include <map>
 
@@ -44,6 +46,12 @@ void rc3x(Circuit& c, int64_t a, int64_t b, int64_t d, int64_t t) {
 }
 
 }  // namespace
+
+std::vector<QasmGateInfo> builtin_gate_list() {
+  std::vector<QasmGateInfo> out;
+  for (const auto& [name, g] : table()) out.push_back({name, g.n_params, g.n_qubits, g.in_paper});
+  return out;
+}
 
 const BuiltinGate* builtin_gate(const std::string& name) {
   auto it = table().find(name);
@@ -123,3 +131,7 @@ std::vector<double> zyz_angles(const std::vector<complex128>& u) {
 }
 
 }  // namespace sampan::quantum::qasm
+
+namespace sampan::quantum {
+std::vector<QasmGateInfo> qasm_builtin_gates() { return qasm::builtin_gate_list(); }
+}  // namespace sampan::quantum

@@ -1,11 +1,22 @@
-// The gates of OpenQASM 2.0's qelib1.inc as calls of the C++ circuit builder, with Qiskit's
-// matrices (the same table as python/sampan/quantum/qasm_gates.py; the reasons are written there).
+// The gates of OpenQASM 2.0's qelib1.inc as calls of the C++ circuit builder, with Qiskit's matrices.
+//
+// qelib1.inc (Cross et al., arXiv:1707.03429, and the later additions Qiskit ships: p, cp, u, sx,
+// sxdg, csx, cu, rxx, rzz, rccx, rc3x, c3x, c3sqrtx, c4x, u0) defines each gate by a body whose
+// global phase is sometimes lost (rz = u1 differs from exp(-i phi Z/2) by e^{-i phi/2}). A reader
+// that means to agree with other tools must pick one reading: we take the matrices of Qiskit's
+// standard gates (RZ = diag(e^{-i phi/2}, e^{i phi/2}), SX = [[1+i, 1-i], [1-i, 1+i]]/2, CU with its
+// fourth angle as a phase on the control, ...), so an imported state equals
+// qiskit.quantum_info.Statevector of qiskit.qasm2.loads of the same text, global phase included
+// (bench/quantum/qasm_roundtrip.py). Native gates map to builder methods; sx, sxdg, ch, csx, c3x,
+// c4x and c3sqrtx become fixed (controlled) matrix gates; rccx and rc3x their defining sequences of
+// H, T, Tdg and CNOT (the relative-phase Toffolis are defined by those); id and u0 are identities.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "sampan/quantum/circuit_builder.h"
+#include "sampan/quantum/qasm.h"
 
 namespace sampan::quantum::qasm {
 
@@ -16,6 +27,8 @@ struct BuiltinGate {
 
 /// The built-in gate `name` (qelib1.inc, U, CX, and the extension ryy), or nullptr.
 const BuiltinGate* builtin_gate(const std::string& name);
+/// Every built-in gate (qasm.h's qasm_builtin_gates).
+std::vector<QasmGateInfo> builtin_gate_list();
 /// Appends the built-in gate to the circuit (angles and qubits already checked for count).
 void emit_builtin(Circuit& c, const std::string& name, const std::vector<double>& a, const std::vector<int64_t>& q);
 

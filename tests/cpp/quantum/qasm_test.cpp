@@ -175,7 +175,7 @@ TEST(QuantumQasm, ExportImportRoundTripKeepsNativeGatesAndStates) {
   EXPECT_NE(message([&] { to_qasm(c); }).find("reads params[0] but 0 parameter value(s)"), std::string::npos);
   Circuit noisy(1);
   noisy.h(0).depolarizing(0.1, 0);
-  EXPECT_NE(message([&] { to_qasm(noisy); }).find("gate 1 (a noise channel) has no OpenQASM 2.0"), std::string::npos);
+  EXPECT_NE(message([&] { to_qasm(noisy); }).find("gate 1 (DEPOLARIZING) has no OpenQASM 2.0"), std::string::npos);
 }
 
 TEST(QuantumQasm, MalformedProgramsNameLineAndColumn) {

@@ -1,6 +1,7 @@
-// sampan quantum: OpenQASM 2.0 import and export for the C++ circuit builder (the C++ twin of
-// python/sampan/quantum/qasm.py; the language covered, the gate semantics and the conventions
-// are the same, see the README's OpenQASM paragraph).
+// sampan quantum: OpenQASM 2.0 import and export for the C++ circuit builder, and the reader and
+// writer behind Python's Circuit.from_qasm / to_qasm (python/sampan/quantum/qasm.py, through the
+// bindings sp._C.quantum_parse_qasm / quantum_to_qasm). Language covered and conventions: the
+// README's OpenQASM paragraph.
 //
 //   QasmProgram p = parse_qasm(text);      // ValueError "from_qasm: line L, column C: ..." when malformed
 //   Tensor psi = p.circuit.state(params);   // state before the terminal measurements
@@ -37,6 +38,14 @@ struct QasmProgram {
   std::vector<std::pair<int64_t, int64_t>> measurements; // terminal (qubit, classical bit), by bit
   std::vector<QasmMidMeasurement> mid_measurements;
 };
+
+/// A gate the reader knows without a definition: qelib1.inc's (with U and CX) and the extension ryy.
+struct QasmGateInfo {
+  std::string name;
+  int n_params, n_qubits;
+  bool in_paper;  // in the paper's qelib1.inc (Qiskit's default reader knows only these)
+};
+std::vector<QasmGateInfo> qasm_builtin_gates();
 
 /// Parses OpenQASM 2.0 text (see the header comment). Every error is a ValueError naming the line
 /// and column (inside a gate body, also where the gate was used).
