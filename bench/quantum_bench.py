@@ -4,6 +4,7 @@ Qiskit Aer (statevector method, fusion off) when importable, with ours/peer rati
 are faster). Asserts nothing; a missing peer is reported, never an error.
 
     .venv-bench/bin/python bench/quantum_bench.py        # 1 and 2 threads, one subprocess each
+    QBENCH_NS=20,22,24 QBENCH_AER=0 ...                  # other sizes; skip Aer (slow per call)
 
 Ours: a circuit of K copies of the gate against a circuit of one copy, (t_K - t_1) / (K - 1), so
 the allocation, zero fill and Python call cancel (gate fusion off: it would merge the copies). qulacs: gate.update_quantum_state on a Haar
@@ -24,7 +25,7 @@ import time
 
 import numpy as np
 
-NS = (20, 22)
+NS = tuple(int(x) for x in os.environ.get("QBENCH_NS", "20,22").split(",") if x)
 THETA = (0.3, 0.5, 0.7)
 H_OP, U3_OP, CNOT_OP = 0, 12, 13
 
@@ -45,7 +46,7 @@ def best(fn, repeats):
 
 
 def repeats_for(n):
-    return 5 if n <= 20 else 3
+    return 5 if n <= 20 else 3 if n <= 24 else 2
 
 
 # ---- sampan -------------------------------------------------------------------------------------
@@ -112,15 +113,18 @@ def worker(threads):
     # Per-gate timing: K copies of one gate would fuse into a single block, so fusion is off here.
     sp._C.quantum_set_fusion(False)
     have_qulacs = importable("qulacs")
-    have_aer = importable("qiskit_aer") and importable("qiskit")
+    have_aer = os.environ.get("QBENCH_AER", "1") != "0" and importable("qiskit_aer") and importable("qiskit")
     if not have_qulacs:
         print("  qulacs: not installed here (pip install qulacs; scripts/setup_bench.sh does it)")
     if not have_aer:
         print("  Qiskit Aer: not installed here (pip install qiskit-aer)")
     print(f"\nthreads {threads}: ns per amplitude per gate, mean over all targets [worst target]")
     print("   n  gate     sampan            qulacs            ours/qulacs  Aer               ours/Aer")
+    ratios = []
     for n in NS:
-        k = 8 if n <= 20 else 4
+        # Copies per timed circuit: enough that the gates dominate the per-call cost (allocation,
+        # zero fill, ~1.5 ms at n = 20) which the K-versus-1 difference cancels only on average.
+        k = 16 if n <= 20 else 8 if n <= 22 else 4 if n <= 24 else 3
         for gate in ("dense", "H", "CNOT"):
             cols = {}
             for name, ok, fn in (("ours", True, lambda t: ours(n, gate, t, k)),
@@ -138,6 +142,10 @@ def worker(threads):
             rq = f"{o.mean() / q.mean():6.2f}" if q is not None else "     -"
             ra = f"{o.mean() / a.mean():6.2f}" if a is not None else "     -"
             print(f"  {n:2d}  {gate:6s}  {fmt(o)} {fmt(q)}  {rq}       {fmt(a, 3)}  {ra}", flush=True)
+            if q is not None:
+                ratios.append(o.mean() / q.mean())
+    if ratios:
+        print(f"  mean of the {len(ratios)} ours/qulacs ratios (threads {threads}): {np.mean(ratios):.2f}", flush=True)
 
 
 # ---- the layered RY + CNOT-ladder circuit, end to end -------------------------------------------

@@ -188,8 +188,7 @@ void apply_phase(std::complex<T>* a, int n, int t, std::complex<T> p, uint64_t c
 template <class T>
 void apply_x(std::complex<T>* a, int n, int t, uint64_t cmask = 0) {
   if (use_avx2(n)) {
-    const std::complex<T> m[4] = {T(0), T(1), T(1), T(0)};
-    avx2::dense_1q(a, n, t, m, cmask);
+    avx2::x_1q(a, n, t, cmask);
   } else {
     portable::apply_x(a, n, t, cmask);
   }
@@ -205,9 +204,7 @@ void apply_z(std::complex<T>* a, int n, int t, uint64_t cmask = 0) {
 template <class T>
 void apply_h(std::complex<T>* a, int n, int t, uint64_t cmask = 0) {
   if (use_avx2(n)) {
-    const T r = static_cast<T>(0.70710678118654752440);
-    const std::complex<T> m[4] = {r, r, r, -r};
-    avx2::dense_1q(a, n, t, m, cmask);
+    avx2::h_1q(a, n, t, cmask);
   } else {
     portable::apply_h(a, n, t, cmask);
   }

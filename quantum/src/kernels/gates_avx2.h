@@ -22,6 +22,12 @@ bool set_enabled(bool enabled);
 void dense_1q(std::complex<double>* a, int n, int t, const std::complex<double>* m, uint64_t cmask);
 void dense_1q(std::complex<float>* a, int n, int t, const std::complex<float>* m, uint64_t cmask);
 
+/// Pauli X (with controls: CNOT, Toffoli) and Hadamard on target t, without a matrix product.
+void x_1q(std::complex<double>* a, int n, int t, uint64_t cmask);
+void x_1q(std::complex<float>* a, int n, int t, uint64_t cmask);
+void h_1q(std::complex<double>* a, int n, int t, uint64_t cmask);
+void h_1q(std::complex<float>* a, int n, int t, uint64_t cmask);
+
 /// diag(d0, d1) on target t, where the control bits are all 1.
 void diag_1q(std::complex<double>* a, int n, int t, std::complex<double> d0, std::complex<double> d1,
              uint64_t cmask);

@@ -92,8 +92,8 @@ inline void for_each_register(int n, uint64_t zero_mask, uint64_t one_mask, int 
       constexpr int K = decltype(k_const)::value;
       std::decay_t<Body> local_body = body;
       uint64_t high[3] = {high_of[0], high_of[1], high_of[2]};
-      const uint64_t ones = one_mask, x1 = u1 << step_bits;
-      for (uint64_t x = u0 << step_bits; x < x1; x += step) local_body(insert_zero_bits<K>(x, high) | ones);
+      const uint64_t ones = one_mask, x1 = u1 << step_bits, local_step = step;
+      for (uint64_t x = u0 << step_bits; x < x1; x += local_step) local_body(insert_zero_bits<K>(x, high) | ones);
     };
     split_over_threads(n, total, [&](uint64_t u0, uint64_t u1) {
       if (n_fixed == 0) flat(std::integral_constant<int, 0>(), u0, u1);
@@ -110,15 +110,20 @@ inline void for_each_register(int n, uint64_t zero_mask, uint64_t one_mask, int 
   const uint64_t units_per_group = run / unit;
   split_over_threads(n, groups * units_per_group, [&](uint64_t u0, uint64_t u1) {
     if (u0 >= u1) return;
+    // Locals, not the captured references: the body stores through the amplitude pointer, which
+    // the compiler must otherwise assume may alias them (it reloaded step and unit after every
+    // store).
     std::decay_t<Body> local_body = body;
-    uint64_t j = u0 % units_per_group;
-    uint64_t base = deposit_bits(u0 / units_per_group, free_hi) | one_mask;
+    const uint64_t local_unit = unit, local_step = step, local_upg = units_per_group;
+    const uint64_t local_free_hi = free_hi, local_ones = one_mask;
+    uint64_t j = u0 % local_upg;
+    uint64_t base = deposit_bits(u0 / local_upg, local_free_hi) | local_ones;
     for (uint64_t u = u0; u < u1; ++u) {
-      const uint64_t start = base + j * unit;
-      for (uint64_t i = start; i < start + unit; i += step) local_body(i);
-      if (++j == units_per_group) {
+      const uint64_t start = base + j * local_unit, stop = start + local_unit;
+      for (uint64_t i = start; i < stop; i += local_step) local_body(i);
+      if (++j == local_upg) {
         j = 0;
-        base = (((base | ~free_hi) + 1) & free_hi) | one_mask;
+        base = (((base | ~local_free_hi) + 1) & local_free_hi) | local_ones;
       }
     }
   });

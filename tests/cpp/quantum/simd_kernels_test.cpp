@@ -30,7 +30,9 @@ double diff(const std::vector<std::complex<T>>& a, const std::vector<std::comple
   return d;
 }
 
-template <class T> double tol() { return sizeof(T) == 8 ? 1e-13 : 2e-6; }
+// complex128: 1e-14 (amplitudes of a normalised state are <= 1; FMA rounding differs from the
+// portable products only in the last bits). complex64: a few float ulps.
+template <class T> double tol() { return sizeof(T) == 8 ? 1e-14 : 2e-6; }
 
 // Control sets worth covering for a gate on `targets` of n qubits: none, each single qubit not a
 // target, and a pair (one low, one high) when available.
@@ -66,6 +68,14 @@ void check_1q_all(int n, uint64_t seed) {
       k::portable::apply_diag_1q(b.data(), n, t, d0, d1, c);
       EXPECT_LT(diff(a, b), tol<T>()) << "diag n=" << n << " t=" << t << " cmask=" << c;
       a = b;
+      k::avx2::x_1q(a.data(), n, t, c);
+      k::portable::apply_x(b.data(), n, t, c);
+      EXPECT_LT(diff(a, b), tol<T>()) << "X n=" << n << " t=" << t << " cmask=" << c;
+      a = b;
+      k::avx2::h_1q(a.data(), n, t, c);
+      k::portable::apply_h(b.data(), n, t, c);
+      EXPECT_LT(diff(a, b), tol<T>()) << "H n=" << n << " t=" << t << " cmask=" << c;
+      a = b;
       k::avx2::diag_1q(a.data(), n, t, std::complex<T>(1), d1, c);  // the phase-gate path
       k::portable::apply_phase(b.data(), n, t, d1, c);
       EXPECT_LT(diff(a, b), tol<T>()) << "phase n=" << n << " t=" << t << " cmask=" << c;
@@ -93,13 +103,13 @@ void check_2q_all(int n, uint64_t seed) {
 TEST(QuantumSimdKernels, OneQubitEveryTargetAndControlComplex128) {
   SimdOn on;
   if (!k::avx2::available()) GTEST_SKIP() << "this CPU has no AVX2+FMA: only the portable kernels run";
-  for (int n : {3, 4, 7}) check_1q_all<double>(n, 100 + n);
+  for (int n : {3, 4, 5, 6, 7, 9, 12}) check_1q_all<double>(n, 100 + n);
 }
 
 TEST(QuantumSimdKernels, OneQubitEveryTargetAndControlComplex64) {
   SimdOn on;
   if (!k::avx2::available()) GTEST_SKIP() << "this CPU has no AVX2+FMA: only the portable kernels run";
-  for (int n : {3, 4, 7}) check_1q_all<float>(n, 200 + n);
+  for (int n : {3, 4, 5, 6, 7, 9, 12}) check_1q_all<float>(n, 200 + n);
 }
 
 TEST(QuantumSimdKernels, TwoQubitEveryPairAndControlBothDtypes) {
@@ -121,11 +131,51 @@ TEST(QuantumSimdKernels, LargeStateParallelRunsMatchPortable) {
     k::avx2::dense_1q(a.data(), n, t, m.data(), uint64_t(1) << ((t + 3) % n));
     k::portable::apply_1q(b.data(), n, t, m.data(), uint64_t(1) << ((t + 3) % n));
   }
+  for (int t : {0, 1, 2, 7, 12, 15}) {  // X and H: the named kernels, with a control above and below
+    k::avx2::x_1q(a.data(), n, t, uint64_t(1) << ((t + 1) % n));
+    k::portable::apply_x(b.data(), n, t, uint64_t(1) << ((t + 1) % n));
+    k::avx2::h_1q(a.data(), n, t, t ? uint64_t(1) << (t - 1) : 0);
+    k::portable::apply_h(b.data(), n, t, t ? uint64_t(1) << (t - 1) : 0);
+  }
   k::avx2::dense_2q(a.data(), n, 15, 0, m4.data(), 0);
   k::portable::apply_2q(b.data(), n, 15, 0, m4.data(), 0);
   k::avx2::dense_2q(a.data(), n, 13, 14, m4.data(), uint64_t(1) << 2);
   k::portable::apply_2q(b.data(), n, 13, 14, m4.data(), uint64_t(1) << 2);
   EXPECT_LT(diff(a, b), 1e-12);
+}
+
+// The dispatching entry points (what the simulator calls) against the portable reference for
+// n = 1..12, every target, no control and a control just above / below the target: n < 3 takes
+// the portable path, n >= 3 the AVX2 one. complex128 to 1e-14, complex64 to float rounding.
+template <class T>
+void check_dispatch_small_n(uint64_t seed) {
+  const auto m64 = random_matrix(2, seed);
+  const std::vector<std::complex<T>> m(m64.begin(), m64.end());
+  const std::complex<T> p(std::polar(1.0, 0.7));
+  for (int n = 1; n <= 12; ++n)
+    for (int t = 0; t < n; ++t) {
+      std::vector<uint64_t> masks = {0};
+      if (t + 1 < n) masks.push_back(uint64_t(1) << (t + 1));
+      if (t > 0) masks.push_back(uint64_t(1) << (t - 1));
+      for (uint64_t c : masks) {
+        auto a = random_amps<T>(n, seed + 17 * n + t), b = a;
+        k::apply_1q(a.data(), n, t, m.data(), c);
+        k::portable::apply_1q(b.data(), n, t, m.data(), c);
+        k::apply_h(a.data(), n, t, c);
+        k::portable::apply_h(b.data(), n, t, c);
+        k::apply_x(a.data(), n, t, c);
+        k::portable::apply_x(b.data(), n, t, c);
+        k::apply_phase(a.data(), n, t, p, c);
+        k::portable::apply_phase(b.data(), n, t, p, c);
+        EXPECT_LT(diff(a, b), tol<T>()) << "n=" << n << " t=" << t << " cmask=" << c;
+      }
+    }
+}
+
+TEST(QuantumSimdKernels, DispatchEveryTargetOneToTwelveQubits) {
+  SimdOn on;
+  check_dispatch_small_n<double>(500);
+  check_dispatch_small_n<float>(600);
 }
 
 TEST(QuantumSimdKernels, DispatchFollowsTheSwitch) {
