@@ -1,6 +1,7 @@
 // DeepPot: the se_e2_a energy model on sampan ops (see sampan/deepmd/deep_pot.h).
 #include "sampan/deepmd/deep_pot.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -28,6 +29,9 @@ const OpHandle& virial_op() {
   static OpHandle op("deepmd::prod_virial_se_a");
   return op;
 }
+
+// Centre atoms per chunk when a large system is evaluated without a graph (see evaluate()).
+constexpr int64_t kInferenceChunkAtoms = 512;
 
 Tensor int64_tensor(const std::vector<int64_t>& v, const Shape& shape) {
   Tensor t = Tensor::empty(shape, DType::Int64);
@@ -261,13 +265,40 @@ DeepPotOutput DeepPot::evaluate(const ExtendedSystem& ext, bool forces, bool cre
     env = env_mat_op()(coord, atype, nlist, davg, dstd, config.rcut, config.rcut_smth);
   }
   Tensor em = env[0];
-  if (forces) em = em.detach().requires_grad_();
   Tensor centre_types = slice(atype, 0, 0, ext.nloc).contiguous();
-  EnableGradGuard enable(forces || create_graph || grad_mode_enabled());
-  out.atom_energy = atomic_energy(em, centre_types, &out.descriptor, &out.fit_last);
-  out.energy = sum(out.atom_energy);
-  if (!forces) return out;
-  Tensor net_deriv = grad({out.energy}, {em}, {}, create_graph, create_graph)[0];
+  Tensor net_deriv;
+  if (forces && !create_graph && !grad_mode_enabled() && ext.nloc > kInferenceChunkAtoms) {
+    // Inference on a large system: the network acts on each centre atom's rows alone, so dE/d em
+    // is computed chunk by chunk and peak memory follows the chunk, not the system (a 12,288-atom
+    // water box needed 11 GB in one piece). The values are the per-atom ones of a single pass.
+    std::vector<Tensor> atom_energy, descriptor, fit_last, deriv;
+    for (int64_t start = 0; start < ext.nloc; start += kInferenceChunkAtoms) {
+      const int64_t end = std::min(ext.nloc, start + kInferenceChunkAtoms);
+      Tensor em_chunk = slice(em, 0, start, end).contiguous().detach().requires_grad_();
+      Tensor d, f;
+      Tensor e;
+      {
+        EnableGradGuard enable(true);
+        e = atomic_energy(em_chunk, slice(centre_types, 0, start, end).contiguous(), &d, &f);
+        deriv.push_back(grad({sum(e)}, {em_chunk}, {}, false, false)[0]);
+      }
+      atom_energy.push_back(e.detach());
+      descriptor.push_back(d.detach());
+      fit_last.push_back(f.detach());
+    }
+    out.atom_energy = concat(atom_energy, 0);
+    out.descriptor = concat(descriptor, 0);
+    out.fit_last = concat(fit_last, 0);
+    out.energy = sum(out.atom_energy);
+    net_deriv = concat(deriv, 0);
+  } else {
+    if (forces) em = em.detach().requires_grad_();
+    EnableGradGuard enable(forces || create_graph || grad_mode_enabled());
+    out.atom_energy = atomic_energy(em, centre_types, &out.descriptor, &out.fit_last);
+    out.energy = sum(out.atom_energy);
+    if (!forces) return out;
+    net_deriv = grad({out.energy}, {em}, {}, create_graph, create_graph)[0];
+  }
   Tensor mapping = int64_tensor(ext.mapping, {ext.nall});
   Tensor force_ext = force_op()(net_deriv, env[1], nlist, ext.nall)[0];
   // forces on ghost images belong to the local atoms they copy

@@ -152,3 +152,48 @@ TEST(DeepPotGolden, ComputeLocalWithExplicitGhostsMatchesPeriodic) {
     for (int d = 0; d < 3; ++d) folded[ghosts.mapping[a] * 3 + d] += local_force[a * 3 + d];
   for (int k = 0; k < 576; ++k) EXPECT_NEAR(folded[k], force[k], 1e-10) << k;
 }
+
+// A periodic water frame replicated 2x1x2 (768 atoms) is the same crystal: energy 4 times the
+// frame's and every copy's forces the frame's. 768 atoms is above the inference chunk (512
+// centre atoms), so compute() takes the chunked path; it also matches the one-piece evaluation
+// (grad mode on) to rounding.
+TEST(DeepPotGolden, ReplicatedWaterFrameChunkedInferenceMatchesOneFrame) {
+  const std::string dir = deepmd_test::golden_dir();
+  DEEPMD_SKIP_WITHOUT(dir + "/deeppot_sea.yaml");
+  DEEPMD_SKIP_WITHOUT(deepmd_test::water_system(3));
+  DeepPot pot = DeepPot::from_deepmd_yaml(dir + "/deeppot_sea.yaml");
+  auto system = sampan::deepmd::load_system(deepmd_test::water_system(3));
+  const double* h = system.box.data();
+  std::vector<int> types(system.atom_types.begin(), system.atom_types.end());
+  double e1, f1[576], v1[9];
+  pot.compute(system.coord.data(), types.data(), 192, sampan::deepmd::Box::triclinic(h), &e1, f1, v1);
+
+  std::vector<double> coord, cell(h, h + 9);
+  std::vector<int> big_types;
+  for (int i = 0; i < 2; ++i)
+    for (int k = 0; k < 2; ++k) {
+      for (int a = 0; a < 192; ++a) {
+        for (int d = 0; d < 3; ++d) coord.push_back(system.coord[a * 3 + d] + i * h[d] + k * h[6 + d]);
+        big_types.push_back(types[a]);
+      }
+    }
+  for (int d = 0; d < 3; ++d) {
+    cell[d] *= 2;
+    cell[6 + d] *= 2;
+  }
+  const int n = 768;
+  double e4, v4[9];
+  std::vector<double> f4(n * 3);
+  pot.compute(coord.data(), big_types.data(), n, sampan::deepmd::Box::triclinic(cell.data()), &e4, f4.data(), v4);
+  EXPECT_NEAR(e4, 4 * e1, 1e-9 * std::fabs(e1));
+  for (int copy = 0; copy < 4; ++copy)
+    for (int k = 0; k < 576; ++k) ASSERT_NEAR(f4[copy * 576 + k], f1[k], 1e-10) << "copy " << copy << " component " << k;
+  for (int k = 0; k < 9; ++k) EXPECT_NEAR(v4[k], 4 * v1[k], 1e-9 * (1 + std::fabs(v1[k])));
+
+  std::vector<int64_t> t64(big_types.begin(), big_types.end());
+  ASSERT_TRUE(sampan::grad_mode_enabled());
+  auto whole = pot.evaluate(pot.extend(coord.data(), t64.data(), n, cell.data()), true, false);
+  EXPECT_NEAR(test::values(whole.energy)[0], e4, 1e-12 * std::fabs(e4));
+  auto fw = test::values(whole.force);
+  for (int k = 0; k < n * 3; ++k) ASSERT_NEAR(fw[k], f4[k], 1e-12) << k;
+}
