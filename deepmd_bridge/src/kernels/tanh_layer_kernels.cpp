@@ -3,21 +3,58 @@
 
 #include <cmath>
 
+#if SAMPAN_HAVE_LIBMVEC_TANH
+#include <immintrin.h>
+extern "C" __m256d _ZGVdN4v_tanh(__m256d);  // glibc libmvec (x86-64, glibc >= 2.35)
+#endif
+
 namespace sampan::deepmd::kernels {
 
 namespace {
 // Below this many elements a parallel region costs more than it saves (and on a loaded machine
 // a team of spinning threads costs far more).
 constexpr int64_t kParallelElements = int64_t{1} << 16;
+
+template <class T> void bias_tanh_row(const T* u, const T* b, int64_t cols, T* y) {
+  for (int64_t c = 0; c < cols; ++c) y[c] = std::tanh(u[c] + b[c]);
+}
+
+#if SAMPAN_HAVE_LIBMVEC_TANH
+// glibc's vector tanh (libmvec, AVX2, 4 doubles a call; at most 4 ulp from the exact value, as
+// glibc documents for its vector functions): 5x the scalar std::tanh, which was a fifth of an
+// inference step. Every element goes through the vector function (the row tail is padded), so
+// a value does not depend on its column.
+bool cpu_has_avx2() {
+  static const bool ok = __builtin_cpu_supports("avx2");
+  return ok;
+}
+
+__attribute__((target("avx2"))) void bias_tanh_row_avx2(const double* u, const double* b, int64_t cols, double* y) {
+  int64_t c = 0;
+  for (; c + 4 <= cols; c += 4)
+    _mm256_storeu_pd(y + c, _ZGVdN4v_tanh(_mm256_add_pd(_mm256_loadu_pd(u + c), _mm256_loadu_pd(b + c))));
+  if (c < cols) {
+    alignas(32) double tail[4] = {0, 0, 0, 0};
+    for (int64_t k = c; k < cols; ++k) tail[k - c] = u[k] + b[k];
+    _mm256_store_pd(tail, _ZGVdN4v_tanh(_mm256_load_pd(tail)));
+    for (int64_t k = c; k < cols; ++k) y[k] = tail[k - c];
+  }
+}
+
+template <> void bias_tanh_row<double>(const double* u, const double* b, int64_t cols, double* y) {
+  if (cpu_has_avx2()) {
+    bias_tanh_row_avx2(u, b, cols, y);
+    return;
+  }
+  for (int64_t c = 0; c < cols; ++c) y[c] = std::tanh(u[c] + b[c]);
+}
+#endif
+
 }  // namespace
 
 template <class T> void bias_tanh_cpu(const T* u, const T* b, int64_t rows, int64_t cols, T* y) {
 #pragma omp parallel for if (rows * cols > kParallelElements) schedule(static)
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* ur = u + r * cols;
-    T* yr = y + r * cols;
-    for (int64_t c = 0; c < cols; ++c) yr[c] = std::tanh(ur[c] + b[c]);
-  }
+  for (int64_t r = 0; r < rows; ++r) bias_tanh_row(u + r * cols, b, cols, y + r * cols);
 }
 
 template <class T> void tanh_backward_cpu(const T* g, const T* y, int64_t n, T* out) {

@@ -187,7 +187,7 @@ Tensor DeepPot::atomic_energy(const Tensor& em, const Tensor& centre_types, Tens
   std::vector<std::vector<int64_t>> of_type(static_cast<size_t>(nt));
   for (int64_t i = 0; i < nloc; ++i) of_type[static_cast<size_t>(ct[i])].push_back(i);
 
-  Tensor gr;  // sum over neighbour-type blocks of G^T em: [nloc, M, 4]
+  Tensor gr;  // sum over neighbour-type blocks of em^T G: [nloc, 4, M] (T_i^T of deep_pot.h)
   int64_t start = 0;
   for (int64_t tj = 0; tj < nt; ++tj) {
     const int64_t n = config.sel[tj];
@@ -210,12 +210,14 @@ Tensor DeepPot::atomic_energy(const Tensor& em, const Tensor& centre_types, Tens
         G = index_add(G, 0, rows, g_ti);
       }
     }
-    Tensor term = matmul(transpose(G, 1, 2), block);  // [nloc, M, 4]
+    // (em^T G) rather than (G^T em): the gradient in G then comes out in G's own layout, with
+    // no transposed copy of the largest tensor of the model in either backward pass
+    Tensor term = matmul(transpose(block, 1, 2), G);  // [nloc, 4, M]
     gr = gr.defined() ? add(gr, term) : term;
   }
   gr = div(gr, scalar_tensor(static_cast<double>(nnei)));
-  Tensor gr_axis = slice(gr, 1, 0, M2);                          // [nloc, M2, 4]
-  Tensor D = reshape(matmul(gr, transpose(gr_axis, 1, 2)), {nloc, M * M2});
+  Tensor gr_axis = slice(gr, 2, 0, M2);                          // [nloc, 4, M2]
+  Tensor D = reshape(matmul(transpose(gr, 1, 2), gr_axis), {nloc, M * M2});  // T T_axis^T, T = gr^T
   if (descriptor) *descriptor = D;
 
   Tensor energy = zeros({nloc}, DType::Float64);
