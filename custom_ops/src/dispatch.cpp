@@ -112,14 +112,14 @@ void validate_args(const OpSchema& op, Values& args) {
 
 Device common_device(const OpSchema& op, const Values& args) {
   Device dev;
-  std::string first;
+  size_t first = args.size();  // argument index of the first tensor
   for_each_tensor(op, args, [&](const Tensor& t, size_t i, size_t) {
-    if (first.empty()) {
+    if (first == args.size()) {
       dev = t.device();
-      first = op.arg_names[i];
+      first = i;
     } else if (t.device() != dev) {
       throw ValueError("op '" + op.name + "': argument '" + op.arg_names[i] + "' is on " +
-                       t.device().str() + " but '" + first + "' is on " + dev.str() +
+                       t.device().str() + " but '" + op.arg_names[first] + "' is on " + dev.str() +
                        "; move them to one device");
     }
   });
@@ -166,8 +166,11 @@ std::vector<Tensor> call_op(const OpSchema& op, Values args) {
 
   // Inplace outputs are their inputs; a leaf that requires grad must not be overwritten.
   std::vector<Tensor> outs(n_out);
-  Values saved_args;
-  if (record) saved_args = args;
+  // The vjp needs the value of an in-place input before the write: (argument index, copy).
+  std::vector<std::pair<size_t, Tensor>> before_write;
+  // Outputs allocated here from their spec (their shape and dtype need no check afterwards).
+  constexpr size_t kTracked = 4;
+  const detail::TensorImpl* allocated[kTracked] = {};
   for (size_t o = 0; o < n_out; ++o) {
     int in = op.inplace_input(static_cast<int>(o));
     if (in >= 0) {
@@ -187,10 +190,10 @@ std::vector<Tensor> call_op(const OpSchema& op, Values args) {
                          op.arg_names[in] + "' of shape " + shape_str(t.shape()) + " and dtype " +
                          dtype_name(t.dtype()));
       outs[o] = t;
-      // The vjp needs the value before the write.
-      if (record) saved_args[in] = t.clone().detach();
+      if (record) before_write.emplace_back(static_cast<size_t>(in), t.clone().detach());
     } else if (!op.is_view_output(static_cast<int>(o)) && !has_unknown_dim(specs[o].shape)) {
       outs[o] = Tensor::empty(specs[o].shape, specs[o].dtype, dev);
+      if (o < kTracked) allocated[o] = outs[o].impl();
     }
   }
 
@@ -210,7 +213,8 @@ std::vector<Tensor> call_op(const OpSchema& op, Values args) {
     const Shape& got = outs[o].shape();
     const Shape& want = specs[o].shape;
     bool ok = got.size() == want.size() && outs[o].dtype() == specs[o].dtype;
-    for (size_t d = 0; ok && d < want.size(); ++d) ok = want[d] < 0 || want[d] == got[d];
+    const bool as_allocated = o < kTracked && allocated[o] == outs[o].impl();
+    for (size_t d = 0; ok && !as_allocated && d < want.size(); ++d) ok = want[d] < 0 || want[d] == got[d];
     if (!ok)
       throw RuntimeError("op '" + op.name + "': output '" + op.output_names[o] + "' has shape " +
                          shape_str(got) + " and dtype " + dtype_name(outs[o].dtype()) +
@@ -229,7 +233,8 @@ std::vector<Tensor> call_op(const OpSchema& op, Values args) {
       needs.push_back(n);
       edges.push_back(n ? gradient_edge(t) : Edge{});
     });
-    auto node = std::make_shared<detail::OpNode>(op, std::move(saved_args), outs, needs);
+    for (auto& [in, value] : before_write) args[in] = std::move(value);
+    auto node = std::make_shared<detail::OpNode>(op, std::move(args), outs, needs);
     node->next_edges = std::move(edges);
     for (size_t o = 0; o < n_out; ++o)
       if (is_differentiable(outs[o].dtype())) outs[o].set_grad_fn(node, static_cast<uint32_t>(o));

@@ -24,6 +24,9 @@ void init_tensor(py::module_& m);
 void init_ops(py::module_& m);
 void init_autograd(py::module_& m);
 void init_testing(py::module_& m);
+/// Puts + - * / unary - and their in-place forms into Tensor's CPython number slots (called by
+/// init_ops once the bound methods they fall back to exist).
+void install_operator_slots(py::module_& m);
 
 using BindingInit = void (*)(py::module_& m);
 /// The bindings of other modules (io, nn, quantum ...) register themselves, so that adding a

@@ -2,7 +2,8 @@
 // `OpHandle(name)(*args, **kwargs)`, which converts arguments by the op's schema; the Python
 // functions sp.ops.<ns>.<name> are generated from `op_names()` and `op_schema()` by
 // sampan/_ops.py. The arithmetic operators most used in loops (+ - * / and unary -) are bound
-// here directly to sampan::add ... to skip the generic conversion (per-op overhead).
+// here directly to sampan::add ... to skip the generic conversion (per-op overhead), and
+// operator_slots.cpp puts them into the type's number slots for the common cases.
 #include <optional>
 
 #include "bindings.h"
@@ -161,6 +162,8 @@ void init_ops(py::module_& m) {
       .def("__imul__", &inplace_op<mul_>, py::arg("other"))
       .def("__itruediv__", &inplace_op<div_>, py::arg("other"))
       .def("__neg__", [](const Tensor& a) { return neg(a); });
+  // Python's number slots for the same operators, on top of these methods (operator_slots.cpp).
+  install_operator_slots(m);
 }
 
 }  // namespace sampan::python

@@ -13,21 +13,50 @@ namespace sampan {
 
 namespace {
 
+// Element strides of `t` broadcast to `out_shape`, written to `st` (detail::broadcast_strides
+// without the heap vector: these ops run in every small-tensor loop).
+void broadcast_strides_into(const Tensor& t, const Shape& out_shape, int64_t* st) {
+  const Shape& shape = t.shape();
+  const Shape& strides = t.strides();
+  const size_t lead = out_shape.size() - shape.size();
+  for (size_t d = 0; d < lead; ++d) st[d] = 0;
+  for (size_t d = 0; d < shape.size(); ++d) st[lead + d] = shape[d] == 1 ? 0 : strides[d];
+}
+
+// out = f(x, y) elementwise with broadcasting, all of element type T.
+template <class T, class F> void same_type_binary_loop(const Tensor& x, const Tensor& y, const Tensor& out, F f) {
+  constexpr size_t kStackDims = 8;
+  const Shape& shape = out.shape();
+  if (shape.size() > kStackDims) {
+    detail::binary_loop<T, T>(x, y, out, f);
+    return;
+  }
+  int64_t sx[kStackDims], sy[kStackDims];
+  broadcast_strides_into(x, shape, sx);
+  broadcast_strides_into(y, shape, sy);
+  kernels::map_strided(static_cast<int64_t>(shape.size()), shape.data(),
+                       kernels::Strided<T>{static_cast<T*>(out.raw_data()), out.strides().data()}, f,
+                       kernels::Strided<const T>{static_cast<const T*>(x.raw_data()), sx},
+                       kernels::Strided<const T>{static_cast<const T*>(y.raw_data()), sy});
+}
+
 // Runs out = f(x, y) after converting both inputs to out's dtype; `visit` picks the dtypes the
 // kernel is instantiated for.
 template <class F, class Visit>
 void promoted_binary(const char* name, const Tensor& x, const Tensor& y, const Tensor& out, F f, Visit visit) {
-  if (detail::is_half(out.dtype())) {  // float16/bfloat16 compute in float32, stored rounded
+  const DType dtype = out.dtype();
+  if (detail::is_half(dtype)) {  // float16/bfloat16 compute in float32, stored rounded
     Tensor tmp = Tensor::empty(out.shape(), DType::Float32, out.device());
     promoted_binary(name, x, y, tmp, f, visit);
     copy_(out, tmp);
     return;
   }
-  Tensor xc = x.dtype() == out.dtype() ? x : cast(x, out.dtype());
-  Tensor yc = y.dtype() == out.dtype() ? y : cast(y, out.dtype());
-  visit(out.dtype(), name, [&](auto tag) {
+  Tensor x_cast, y_cast;  // only when an input has another dtype
+  const Tensor& xc = x.dtype() == dtype ? x : (x_cast = cast(x, dtype));
+  const Tensor& yc = y.dtype() == dtype ? y : (y_cast = cast(y, dtype));
+  visit(dtype, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    detail::binary_loop<T, T>(xc, yc, out, [&](T a, T b) { return f(a, b); });
+    same_type_binary_loop<T>(xc, yc, out, [&](T a, T b) { return f(a, b); });
   });
 }
 template <class F> void promoted_binary(const char* name, const Tensor& x, const Tensor& y, const Tensor& out, F f) {
@@ -100,7 +129,7 @@ SAMPAN_BINARY_OP(div, Div, "x / y with broadcasting (true division).", div_spec,
 #define SAMPAN_BINARY_API(NAME)                            \
   Tensor NAME(const Tensor& x, const Tensor& y) {          \
     static OpHandle op("core::" #NAME);                    \
-    return op(x, y)[0];                                    \
+    return std::move(op(x, y)[0]);                         \
   }
 SAMPAN_BINARY_API(add)
 SAMPAN_BINARY_API(sub)
