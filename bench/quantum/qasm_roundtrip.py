@@ -16,8 +16,9 @@
    Circuit.state() to 1e-12. (Circuit.to_qasm/from_qasm are the C++ writer and reader,
    sampan/quantum/qasm.h.)
 4. Measurements: circuits with two qregs and two cregs, measured into random classical bits at
-   the end, or (every other circuit) with register c0 measured mid-circuit, a reset, and more
-   gates before c1 is measured (our exact branching on density matrices); our counts keys and
+   the end, or (every other circuit) with register c0 measured mid-circuit, a reset, two gates
+   classically controlled by c0 (if (c0 == v)), and more gates before c1 is measured (our exact
+   branching on density matrices); our counts keys and
    frequencies against Qiskit Aer's get_counts() (same key format; every key's frequency within
    5 sigma of the other's).
 Prints the count of passes per part and the largest deviation; exits 1 on any failure.
@@ -188,6 +189,13 @@ def part_counts(count, rng, failures):
                 qc.measure(int(rng.integers(n)), bit)
             if i == 0:
                 qc.reset(int(rng.integers(n)))
+                # classical control on c0 (read by Qiskit's dumps as if(c0==v)): X and RY on random qubits
+                for _ in range(2):
+                    with qc.if_test((cregs[0], int(rng.integers(2 ** cregs[0].size)))):
+                        if rng.integers(2):
+                            qc.x(int(rng.integers(n)))
+                        else:
+                            qc.ry(float(rng.uniform(-3, 3)), int(rng.integers(n)))
         if not mid:
             for bit in cregs[0]:
                 qc.measure(int(rng.integers(n)), bit)

@@ -178,6 +178,44 @@ def test_a_bit_measured_twice_mid_circuit_keeps_each_outcome():
     assert set(counts) == {"01", "10"}  # c[1] is always the opposite of c[0]
 
 
+def test_teleportation_with_classical_control_moves_the_state():
+    """Teleportation (Bennett et al. 1993): q[0] in U3(1.1, 0.4, -0.3)|0> is sent to q[2] by a Bell
+    pair, two mid-circuit measurements and the corrections if (m1==1) x, if (m0==1) z. Then
+    P(out = 1) = sin^2(1.1/2) for any m0, m1, and m0, m1 are uniform."""
+    c = Circuit.from_qasm(read("teleport.qasm"))
+    assert c.classical_conditions == [(6, 7, "m1", 1), (8, 9, "m0", 1)]
+    shots = 20000
+    counts = c.counts(shots, seed=1)
+    p1 = math.sin(0.55) ** 2
+    for m in ("0 0", "0 1", "1 0", "1 1"):  # keys "out m1 m0"
+        n_m = counts.get("0 " + m, 0) + counts.get("1 " + m, 0)
+        assert abs(n_m - shots / 4) < 5 * math.sqrt(shots * 3 / 16)
+        assert abs(counts.get("1 " + m, 0) - p1 * n_m) < 5 * math.sqrt(n_m * p1 * (1 - p1)), (m, counts)
+    # Without the corrections the output is not the input state: P(out = 1) = 1/2.
+    plain = Circuit.from_qasm(read("teleport.qasm").replace("if (m1==1) ", "// ").replace("if (m0==1) ", "// "))
+    p_plain = sum(v for k, v in plain.counts(shots, seed=1).items() if k[0] == "1") / shots
+    assert abs(p_plain - 0.5) < 5 * math.sqrt(0.25 / shots)
+    # The text reads back with the same conditions, and the same counts for the same seed.
+    back = Circuit.from_qasm(c.to_qasm())
+    assert "if(m1==1) x q[2];" in c.to_qasm() and back.classical_conditions == c.classical_conditions
+    assert back.counts(2000, seed=3) == c.counts(2000, seed=3)
+    with pytest.raises(ValueError, match="classically controlled"):
+        c.state()
+
+
+def test_condition_from_python_equals_the_qasm_if():
+    c = Circuit(2).creg("m", 1).h(0).measure_to(0, 0)
+    with c.condition("m", 1):
+        c.x(1)
+    c.creg("c", 1).measure_to(1, 1)
+    counts = c.counts(4000, seed=2)
+    assert set(counts) == {"0 0", "1 1"}  # q1 copies the mid-circuit outcome of q0
+    assert abs(counts["1 1"] - 2000) < 5 * math.sqrt(1000)
+    assert "if(m==1) x q[1];" in c.to_qasm()
+    with pytest.raises(ValueError, match="unknown classical register 'z'"):
+        c.condition("z", 0)
+
+
 def test_export_writes_registers_measurements_resets_and_matrix_gates_that_qiskit_reads():
     c = Circuit.from_qasm(read("mid_circuit.qasm"))
     text = c.to_qasm()
@@ -253,7 +291,10 @@ def test_measure_to_from_python_and_its_errors():
 
 # ---- malformed programs: every error names the line and the column ----------------------------------
 BAD = [
-    ("if (c==1) x q[0];", "line 5, column 1", "classically controlled"),
+    ("if (c==1) measure q[0] -> c[0];", "line 5, column 11", "a classically controlled measure is not supported"),
+    ("if (d==1) x q[0];", "line 5, column 5", "unknown classical register 'd'"),
+    ("if (c=1) x q[0];", "line 5, column 6", "unexpected character '='"),
+    ("if (c 1) x q[0];", "line 5, column 7", "expected '=='"),
     ("opaque magic(a) x;", "line 5, column 1", "opaque gate 'magic'"),
     ('include "stdgates.inc";', "line 5, column 9", 'only "qelib1.inc"'),
     ("gate g a { h a[0]; }", "line 5, column 15", "expected ';'"),
@@ -311,5 +352,8 @@ def test_cli_prints_counts_of_the_classical_registers():
     r, _ = run_cli(os.path.join(HERE, "mid_circuit.qasm"), "--shots", "400", "--seed", "3")
     assert r.returncode == 0, r.stderr
     assert "key 'c m'" in r.stdout and "00 0" in r.stdout and "01 1" in r.stdout, r.stdout
+    r, out = run_cli(os.path.join(HERE, "teleport.qasm"), "--shots", "100", "--json")
+    assert r.returncode == 0, r.stderr
+    assert sum(out["register_counts"].values()) == 100 and all(len(k) == 5 for k in out["register_counts"])
     r, _ = run_cli(os.path.join(HERE, "mid_circuit.qasm"), "--state-out", "x.npy")
     assert r.returncode == 2 and "--state-out is not available" in r.stderr

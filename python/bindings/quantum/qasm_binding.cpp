@@ -20,16 +20,23 @@ py::dict parse_qasm(const std::string& text) {
   out["cregs"] = p.cregs;
   out["measurements"] = p.measurements;
   out["mid_measurements"] = mid;
+  py::list conditions;
+  for (const auto& k : p.conditions)
+    conditions.append(py::make_tuple(k.gate_begin, k.gate_end, k.clbit_offset, k.n_bits, k.value));
+  out["conditions"] = conditions;
   return out;
 }
 
 std::string to_qasm(int64_t n_qubits, const std::vector<int64_t>& encoding, const std::vector<double>& constants,
                     const std::vector<double>& params, const std::vector<std::pair<std::string, int64_t>>& cregs,
                     const std::vector<std::pair<int64_t, int64_t>>& measurements,
-                    const std::vector<std::tuple<int64_t, int64_t, std::vector<int64_t>>>& mid) {
+                    const std::vector<std::tuple<int64_t, int64_t, std::vector<int64_t>>>& mid,
+                    const std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t>>& conditions) {
   std::vector<quantum::QasmMidMeasurement> m;
   for (const auto& [gate, qubit, bits] : mid) m.push_back({gate, qubit, bits});
-  return quantum::to_qasm(n_qubits, encoding, constants, params, cregs, measurements, m);
+  std::vector<quantum::QasmCondition> k;
+  for (const auto& [b, e, off, n, v] : conditions) k.push_back({b, e, off, n, v});
+  return quantum::to_qasm(n_qubits, encoding, constants, params, cregs, measurements, m, k);
 }
 
 py::dict builtin_gates() {
@@ -43,9 +50,10 @@ void init_quantum_qasm(py::module_& m) {
         "{name: (n_params, n_qubits, in the paper's qelib1.inc)} of the gates the QASM reader knows without a definition.");
   m.def("quantum_parse_qasm", &parse_qasm, py::arg("text"),
         "The C++ OpenQASM 2.0 reader: {n_qubits, encoding, constants, cregs, measurements (qubit, clbit), "
-        "mid_measurements (gate, qubit, clbits)}; ValueError with line and column when malformed.");
+        "mid_measurements (gate, qubit, clbits), conditions (gate_begin, gate_end, clbit_offset, n_bits, value)}; ValueError with line and column when malformed.");
   m.def("quantum_to_qasm", &to_qasm, py::arg("n_qubits"), py::arg("encoding"), py::arg("constants"),
         py::arg("params"), py::arg("cregs"), py::arg("measurements"), py::arg("mid_measurements"),
+        py::arg("conditions") = std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t>>{},
         "The C++ OpenQASM 2.0 writer for an encoded circuit (see Circuit._encode) and its registers.");
 }
 

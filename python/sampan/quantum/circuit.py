@@ -380,6 +380,10 @@ class Circuit(NoiseMixin, ClassicalMixin):
         tensor flattened, concatenated so gradients flow back into all of them. detached: the
         current values without a graph, and without creating circuit.parameters (which would
         freeze the circuit), as the QASM writer wants."""
+        if self._conditions and not detached:
+            b, e, reg, v = self.classical_conditions[0]
+            raise ValueError(f"Circuit: gates {b} to {e - 1} run only if {reg} == {v} (classically controlled): "
+                             "the circuit has no single state; counts() follows its branches")
         pieces, offsets, off = [], [], 0
         if self._own_values:
             if detached:

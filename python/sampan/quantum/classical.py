@@ -10,12 +10,16 @@
   *mid-circuit*: the circuit gets the non-selective measurement channel rho -> P0 rho P0 +
   P1 rho P1 on that qubit (a Kraus channel, so the circuit then runs on density matrices, where
   it is exact), and ``counts()`` branches on its outcomes.
+* ``with c.condition("m", 1): c.x(2)`` makes gates classically controlled (OpenQASM's
+  ``if (m == 1) x q[2];``): they run only where the register holds the value. Measurements into
+  the register recorded before become mid-circuit. Such a circuit has no single state, so
+  ``_encode`` (state, expectation, density matrix) refuses it; ``counts()`` follows the branches.
 * ``c.counts(shots, seed)`` returns Qiskit-style counts: the key lists every classical register,
   the LAST declared first, separated by spaces, each with its bit 0 as the last character
   (Qiskit's ``get_counts()`` format); bits never written read 0.
 
-Counts with mid-circuit measurements are exact: the density matrix is followed along every
-branch of outcomes (probabilities from ``quantum::probabilities``, the normalised post-measurement
+Counts with mid-circuit measurements (and conditions) are exact: the density matrix is followed
+along every branch of outcomes (probabilities from ``quantum::probabilities``, the normalised post-measurement
 state from ``quantum::measure``), shots are split between the final branches by a seeded
 multinomial draw, and each branch's terminal measurements are sampled from its own state.
 """
@@ -38,6 +42,8 @@ class ClassicalMixin:
         self._cregs = []       # [(name, size)] in declaration order
         self._terminal = {}    # clbit -> qubit: terminal measurements (recorded, not applied)
         self._mid = []         # [(index in _gates of the measurement channel, qubit, [clbits])]
+        self._conditions = []  # [(first gate, end gate, clbit offset, n bits, value)]: if (creg == value)
+        self._open_condition = None
 
     # ---- declarations ---------------------------------------------------------------------------
     def creg(self, name, size):
@@ -71,10 +77,61 @@ class ClassicalMixin:
         """[(gate index of the measurement channel, qubit, [clbits])] in circuit order."""
         return [(g, q, list(bs)) for g, q, bs in self._mid]
 
+    @property
+    def classical_conditions(self):
+        """[(first gate index, end gate index, classical register name, value)]: the gates
+        [first, end) run only where the register holds value (OpenQASM's if (creg == value))."""
+        names = {}
+        offset = 0
+        for name, size in self._cregs:
+            names[(offset, size)] = name
+            offset += size
+        return [(b, e, names[(off, n)], v) for b, e, off, n, v in self._conditions]
+
+    def _register(self, name):
+        offset = 0
+        for n, size in self._cregs:
+            if n == name:
+                return offset, size
+            offset += size
+        raise ValueError(f"Circuit: unknown classical register {name!r} (declared: {[n for n, _ in self._cregs]})")
+
+    def condition(self, creg, value):
+        """A context in which every gate added runs only where the classical register `creg` holds
+        `value` (bit 0 of the register the least significant), as OpenQASM's if (creg == value):
+            with c.condition("m", 1):
+                c.x(2)
+        Measurements into that register recorded earlier become mid-circuit (their outcome is read
+        here). Such a circuit has no single state: only counts() runs it."""
+        offset, size = self._register(creg)
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+            raise ValueError(f"Circuit.condition: the value is a non-negative integer, got {value!r}")
+        circuit = self
+
+        class _Condition:
+            def __enter__(self_):
+                if circuit._open_condition is not None:
+                    raise ValueError("Circuit.condition: conditions do not nest")
+                for b in range(offset, offset + size):
+                    if b in circuit._terminal:
+                        circuit._before_gate([circuit._terminal[b]])
+                circuit._open_condition = [len(circuit._gates), offset, size, int(value)]
+                return circuit
+
+            def __exit__(self_, *exc):
+                begin, off, n, v = circuit._open_condition
+                circuit._open_condition = None
+                if len(circuit._gates) > begin:
+                    circuit._conditions.append((begin, len(circuit._gates), off, n, v))
+                return False
+        return _Condition()
+
     def measure_to(self, qubits, clbits=None):
         """Measures each of `qubits` (an index, a list or 'full') into the classical bit of the same
         position in `clbits` (default: the same indices; a register 'c' of n_qubits bits is declared
         when there is none). See the module docstring for terminal and mid-circuit measurements."""
+        if self._open_condition is not None:
+            raise ValueError("Circuit.measure_to: a classically controlled measurement is not supported")
         qs = self._select(qubits, "measure_to")
         if clbits is None:
             if not self._cregs:
@@ -97,6 +154,11 @@ class ClassicalMixin:
             bits = sorted(b for b, mq in self._terminal.items() if mq == q)
             if not bits:
                 continue
+            if self._open_condition is not None and self._open_condition[0] == len(self._gates):
+                self._open_condition[0] += 1  # the measurement itself is not conditional
+            elif self._open_condition is not None:
+                raise ValueError(f"Circuit: qubit {q} was measured inside a condition's gates; measure it before "
+                                 "the condition")
             for b in bits:
                 del self._terminal[b]
             self._mid.append((len(self._gates), int(q), bits))
@@ -129,10 +191,10 @@ class ClassicalMixin:
         seed: an int for reproducible counts."""
         if isinstance(shots, bool) or not isinstance(shots, numbers.Integral) or shots < 0:
             raise ValueError(f"Circuit.counts: shots must be a non-negative integer, got {shots!r}")
-        if not self._terminal and not self._mid:
+        if not self._terminal and not self._mid and not self._conditions:
             raise ValueError("Circuit.counts: the circuit records no measurement (measure_to); use sample() "
                              "for outcomes of qubits")
-        if not self._mid:
+        if not self._mid and not self._conditions:
             branches = [(1.0, None, {})]
         else:
             branches = self._branches()
@@ -177,19 +239,33 @@ class ClassicalMixin:
         return sub
 
     def _branches(self):
-        """[(probability, final density matrix, {clbit: bit} of the mid-circuit outcomes)]."""
+        """[(probability, final density matrix, {clbit: bit} of the mid-circuit outcomes)]:
+        the density matrix followed through every branch of mid-circuit outcomes; a conditional
+        range of gates is applied in the branches whose register holds its value."""
         from .noise import DensityMatrix
         dim = 2 ** self.n_qubits
         rho0 = np.zeros((dim, dim), dtype=np.complex128)
         rho0[0, 0] = 1
         branches = [(1.0, sp.tensor(rho0), {})]
+        events = sorted([(g, 0, (q, bits)) for g, q, bits in self._mid] +
+                        [(b, 1, (e, off, n, v)) for b, e, off, n, v in self._conditions])
+
+        def run(rho, start, stop):
+            seg = self._segment(start, stop)
+            return DensityMatrix(rho).apply(seg).data.detach() if len(seg) else rho
+
         start = 0
-        for gate, q, bits in self._mid:
-            seg = self._segment(start, gate)
+        for gate, kind, info in events:
+            branches = [(w, run(rho, start, gate), v) for w, rho, v in branches]
+            if kind == 1:  # if (creg == value): gates [gate, end) where the register holds value
+                end, off, n, value = info
+                branches = [(w, run(rho, gate, end) if sum(v.get(off + i, 0) << i for i in range(n)) == value
+                             else rho, v) for w, rho, v in branches]
+                start = end
+                continue
+            q, bits = info
             nxt = []
             for w, rho, values in branches:
-                if len(seg):
-                    rho = DensityMatrix(rho).apply(seg).data.detach()
                 probs = sp.ops.quantum.probabilities(rho, [q]).numpy()
                 for bit in (0, 1):
                     if probs[bit] * w <= 1e-14:
@@ -204,7 +280,4 @@ class ClassicalMixin:
                                  "outcomes")
             branches = nxt
             start = gate + 1  # skip the measurement channel: the branches measured selectively
-        seg = self._segment(start, len(self._gates))
-        if len(seg):
-            branches = [(w, DensityMatrix(rho).apply(seg).data.detach(), v) for w, rho, v in branches]
-        return branches
+        return [(w, run(rho, start, len(self._gates)), v) for w, rho, v in branches]

@@ -10,8 +10,9 @@ writes files. The shots are seeded: the same outcomes for any number of ranks. O
 bitstrings with qubit n-1 leftmost (qubit 0 is the least significant bit, as in Qiskit).
 
 A circuit that measures (``creg`` and ``measure``) prints the counts of its classical registers
-instead, in Qiskit's key format (last register leftmost, bit 0 last). A circuit with ``reset`` or
-a mid-circuit measurement runs on a density matrix in one process (no --state-out, no mpirun).
+instead, in Qiskit's key format (last register leftmost, bit 0 last). A circuit with ``reset``, a
+mid-circuit measurement or ``if`` runs on density matrices in one process (no --state-out, no
+mpirun; with ``if``, no --observable either).
 """
 import json
 import os
@@ -75,7 +76,13 @@ def _save_npy(path, array):
 
 
 def _run_density_matrix(circuit, hamiltonian, shots, seed):
-    """One process, density matrix: what run_distributed returns, without a state."""
+    """One process, density matrix: what run_distributed returns, without a state. A circuit with
+    classically controlled gates has no single state: only the register counts (by counts())."""
+    if circuit.classical_conditions:
+        if hamiltonian is not None:
+            raise ValueError("--observable: the circuit has classically controlled gates (if), so no single state "
+                             "to take an expectation value of")
+        return {"rank": 0, "size": 1, "expectation": None, "counts": {}, "state": None}
     expectation = float(circuit.expectation(hamiltonian).item()) if hamiltonian is not None else None
     counts = circuit.sample(shots, seed=seed) if shots else {}
     return {"rank": 0, "size": 1, "expectation": expectation, "counts": counts, "state": None}
@@ -110,7 +117,7 @@ def _run(args):
     measured = bool(circuit.measurements or circuit.mid_circuit_measurements)
     t0 = time.perf_counter()
     try:
-        if circuit.has_channels:
+        if circuit.has_channels or circuit.classical_conditions:
             if under_mpi_launcher():
                 return _error(f"{args.qasm}: reset and mid-circuit measurement run on a density matrix, which is "
                               "not distributed: run it without mpirun")
@@ -123,7 +130,8 @@ def _run(args):
                                      seed=args.seed, gather_state=bool(args.state_out))
         register_counts = None
         if measured and args.shots and result["rank"] == 0:
-            register_counts = (circuit.counts(args.shots, seed=args.seed) if circuit.mid_circuit_measurements
+            register_counts = (circuit.counts(args.shots, seed=args.seed)
+                               if circuit.mid_circuit_measurements or circuit.classical_conditions
                                else circuit.register_counts(result["counts"]))
     except (RuntimeError, ValueError, IndexError, TypeError) as e:
         return _error(str(e))

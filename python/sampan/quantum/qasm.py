@@ -9,7 +9,7 @@ Qiskit's little-endian convention too, so ``Circuit.from_qasm(t).state()`` equal
 ``Statevector(qiskit.qasm2.loads(t))`` with no reordering. Classical registers are laid out the
 same way and counts use Qiskit's key format (see classical.py).
 
-Import reads the whole OpenQASM 2.0 language except classical control: ``include "qelib1.inc"``
+Import reads the whole OpenQASM 2.0 language: ``include "qelib1.inc"``
 (the only include; its gates are also known without it), every gate of qelib1.inc with Qiskit's
 matrices, global phase included (rz = exp(-i phi Z/2), not u1; cu's fourth angle a phase on the
 control), ``U``/``CX``, user ``gate`` definitions (expanded by substituting parameters and qubits;
@@ -18,8 +18,10 @@ broadcasting (``h q;``, ``cx a, b;``), ``barrier`` (ignored: it does not change 
 ``creg``, ``measure q[i] -> c[j]`` and ``measure q -> c`` (terminal measurements are recorded for
 ``counts()``; a measurement followed by a gate on that qubit is mid-circuit and runs on density
 matrices), ``reset`` (the reset channel, on density matrices; a reset of a qubit nothing has
-touched yet is dropped, it is already |0>). ``if`` and ``opaque`` are refused. Every error is a
-``ValueError`` naming the line and column.
+touched yet is dropped, it is already |0>), ``if (creg == n) gate;`` (classically controlled gates:
+the circuit then runs only in ``counts()``, which follows the branches; measurements into that
+creg before it become mid-circuit). A controlled measure or reset and ``opaque`` are refused.
+Every error is a ``ValueError`` naming the line and column.
 
 Export writes what the Circuit holds: native gates under qelib1.inc names (p -> u1, cp -> cu1,
 cu -> cu3, cnot -> cx, ms -> rxx(-pi/2)), fixed matrix gates that are qelib1.inc gates (sx, sxdg,
@@ -52,7 +54,7 @@ def to_qasm(circuit):
     params, enc, consts = circuit._encode(detached=True)
     return sp._C.quantum_to_qasm(circuit.n_qubits, enc, consts, [float(v) for v in params.numpy()],
                                  circuit.classical_registers, circuit.measurements,
-                                 [tuple(m) for m in circuit.mid_circuit_measurements])
+                                 [tuple(m) for m in circuit.mid_circuit_measurements], list(circuit._conditions))
 
 
 def from_qasm(text, circuit_class):
@@ -86,4 +88,5 @@ def from_qasm(text, circuit_class):
     c._cregs = [(name, int(size)) for name, size in r["cregs"]]
     c._terminal = {int(b): int(q) for q, b in r["measurements"]}
     c._mid = [(int(g), int(q), [int(b) for b in bits]) for g, q, bits in r["mid_measurements"]]
+    c._conditions = [tuple(int(x) for x in k) for k in r["conditions"]]
     return c

@@ -104,13 +104,14 @@ std::string to_qasm(const Circuit& circuit, const std::vector<double>& params) {
 std::string to_qasm(const QasmProgram& program, const std::vector<double>& params) {
   const Circuit& c = program.circuit;
   return to_qasm(c.n_qubits(), c.encoding(), c.constants(), params, program.cregs, program.measurements,
-                 program.mid_measurements);
+                 program.mid_measurements, program.conditions);
 }
 
 std::string to_qasm(int64_t n_qubits, const std::vector<int64_t>& encoding, const std::vector<double>& constants,
                     const std::vector<double>& params, const std::vector<std::pair<std::string, int64_t>>& cregs,
                     const std::vector<std::pair<int64_t, int64_t>>& measurements,
-                    const std::vector<QasmMidMeasurement>& mid_measurements) {
+                    const std::vector<QasmMidMeasurement>& mid_measurements,
+                    const std::vector<QasmCondition>& conditions) {
   const auto gates = decode_circuit(encoding, -1, constants, n_qubits, "to_qasm", true);
   std::string qname = "q";
   for (bool clash = true; clash;) {
@@ -126,6 +127,19 @@ std::string to_qasm(int64_t n_qubits, const std::vector<int64_t>& encoding, cons
                  " is out of range for the registers (", bit_names.size(), " bits)");
     return bit_names[static_cast<size_t>(b)];
   };
+  // "if(c==n) " in front of every gate of a conditional range (a QASM condition reads a whole creg).
+  std::map<int64_t, std::string> prefix;
+  for (const auto& k : conditions) {
+    std::string reg;
+    int64_t offset = 0;
+    for (const auto& [name, size] : cregs) {
+      if (offset == k.clbit_offset && size == k.n_bits) reg = name;
+      offset += size;
+    }
+    SAMPAN_CHECK(!reg.empty(), ValueError, "to_qasm: a condition on classical bits [", k.clbit_offset, ", ",
+                 k.clbit_offset + k.n_bits, ") is not one whole classical register");
+    for (int64_t g = k.gate_begin; g < k.gate_end; ++g) prefix[g] = "if(" + reg + "==" + std::to_string(k.value) + ") ";
+  }
   std::map<int64_t, const QasmMidMeasurement*> mid;
   for (const auto& m : mid_measurements) mid[m.gate] = &m;
   std::ostringstream body;
@@ -143,6 +157,7 @@ std::string to_qasm(int64_t n_qubits, const std::vector<int64_t>& encoding, cons
                    "] but ", params.size(), " parameter value(s) were given");
       return params[static_cast<size_t>(s)];
     };
+    if (prefix.count(static_cast<int64_t>(k))) body << prefix[static_cast<int64_t>(k)];
     if (mid.count(static_cast<int64_t>(k))) {
       for (int64_t b : mid[static_cast<int64_t>(k)]->clbits)
         body << "measure " << qname << "[" << mid[static_cast<int64_t>(k)]->qubit << "] -> " << bit(b) << ";\n";

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -115,7 +116,7 @@ class Importer : public Cursor {
       expect(";");
       for (int64_t q : a.bits) ops_.push_back([this, q](Circuit& c) { reset(c, q); });
     } else if (w == "if") {
-      fail(tok, "classically controlled operations ('if (creg == n) ...') are not supported");
+      conditional();
     } else if (arity(w).first >= 0) {
       call(tok);
     } else {
@@ -224,7 +225,31 @@ class Importer : public Cursor {
     c.reset(1.0, 0.0, q);
   }
 
-  void call(const Token& tok) {
+  // if (creg == n) gate ...;  The gates it expands to run only where the register equals n.
+  void conditional() {
+    expect("(");
+    const Token name = next("a classical register");
+    auto it = cregs_.find(name.text);
+    if (it == cregs_.end()) fail(name, "unknown classical register " + quoted(name.text) + " in the condition");
+    expect("==");
+    const int64_t value = integer();
+    expect(")");
+    const Token op = identifier("a gate call");
+    if (op.text == "measure" || op.text == "reset" || op.text == "if" || op.text == "barrier")
+      fail(op, "a classically controlled " + op.text + " is not supported (only gates)");
+    if (arity(op.text).first < 0) fail(op, "unknown gate " + quoted(op.text));
+    const Register reg = it->second;
+    // Measurements into the register must happen before the condition reads it: mid-circuit ones.
+    ops_.push_back([this, reg](Circuit& c) {
+      for (int64_t b = reg.offset; b < reg.offset + reg.size; ++b) {
+        auto t = terminal_.find(b);
+        if (t != terminal_.end()) before_gate(c, {t->second});
+      }
+    });
+    call(op, QasmCondition{0, 0, reg.offset, reg.size, value});
+  }
+
+  void call(const Token& tok, std::optional<QasmCondition> condition = std::nullopt) {
     const auto [n_params, n_qubits] = arity(tok.text);
     std::vector<double> angles;
     for (const ExprPtr& e : expression_list({})) angles.push_back(qasm::evaluate(*e, {}));
@@ -252,13 +277,21 @@ class Importer : public Cursor {
         for (size_t j = 0; j < i; ++j)
           if (qs[i] == qs[j]) fail(tok, "gate " + quoted(tok.text) + " repeats a qubit");
       const std::string name = tok.text;
-      ops_.push_back([this, name, angles, qs, tok](Circuit& c) {
+      ops_.push_back([this, name, angles, qs, tok, condition](Circuit& c) {
+        if (condition) before_gate(c, qs);  // measurement channels stay outside the conditional range
+        const int64_t begin = c.size();
         expand(name, angles, qs, tok, [this, &c](const std::string& n, const std::vector<double>& a,
                                                  const std::vector<int64_t>& q) {
           before_gate(c, q);
           qasm::emit_builtin(c, n, a, q);
           touched_.insert(q.begin(), q.end());
         });
+        if (condition && c.size() > begin) {
+          QasmCondition k = *condition;
+          k.gate_begin = begin;
+          k.gate_end = c.size();
+          program_.conditions.push_back(k);
+        }
       });
     }
   }

@@ -178,10 +178,34 @@ TEST(QuantumQasm, ExportImportRoundTripKeepsNativeGatesAndStates) {
   EXPECT_NE(message([&] { to_qasm(noisy); }).find("gate 1 (DEPOLARIZING) has no OpenQASM 2.0"), std::string::npos);
 }
 
+TEST(QuantumQasm, ClassicalControlIsRecordedAndWrittenBack) {
+  // Teleportation's corrections: the measurements they read become mid-circuit first.
+  const QasmProgram p = parse_qasm(kHead +
+      "qreg q[3];\ncreg m0[1];\ncreg m1[1];\nh q[1];\ncx q[1], q[2];\ncx q[0], q[1];\nh q[0];\n"
+      "measure q[0] -> m0[0];\nmeasure q[1] -> m1[0];\nif (m1==1) x q[2];\nif (m0==1) cz q[0], q[2];\n");
+  ASSERT_EQ(p.conditions.size(), 2u);
+  EXPECT_EQ(p.mid_measurements.size(), 2u);
+  // gates: h cx cx h, KRAUS(q1) at 4, x at 5, KRAUS(q0) at 6 (cz touches the measured q0), cz at 7.
+  EXPECT_EQ(p.mid_measurements[0].gate, 4);
+  EXPECT_EQ(p.mid_measurements[1].gate, 6);
+  EXPECT_EQ(p.conditions[0].gate_begin, 5);
+  EXPECT_EQ(p.conditions[0].gate_end, 6);
+  EXPECT_EQ(p.conditions[0].clbit_offset, 1);
+  EXPECT_EQ(p.conditions[1].gate_begin, 7);
+  EXPECT_EQ(p.conditions[1].value, 1);
+  const std::string text = to_qasm(p);
+  EXPECT_NE(text.find("measure q[1] -> m1[0];\nif(m1==1) x q[2];\nmeasure q[0] -> m0[0];\nif(m0==1) cz q[0],q[2];"),
+            std::string::npos) << text;
+  const QasmProgram back = parse_qasm(text);
+  EXPECT_EQ(back.circuit.encoding(), p.circuit.encoding());
+  EXPECT_EQ(back.conditions.size(), 2u);
+}
+
 TEST(QuantumQasm, MalformedProgramsNameLineAndColumn) {
   const std::string head = kHead + "qreg q[2];\ncreg c[2];\n";  // the body starts on line 5
   const std::vector<std::array<std::string, 3>> cases = {
-      {"if (c==1) x q[0];", "line 5, column 1", "classically controlled"},
+      {"if (c==1) reset q[0];", "line 5, column 11", "a classically controlled reset is not supported"},
+      {"if (d==1) x q[0];", "line 5, column 5", "unknown classical register 'd'"},
       {"opaque magic(a) x;", "line 5, column 1", "opaque gate 'magic'"},
       {"include \"stdgates.inc\";", "line 5, column 9", "only \"qelib1.inc\""},
       {"gate g a { rx(b) a; }", "line 5, column 15", "unknown parameter 'b'"},

@@ -14,7 +14,9 @@
 // Terminal measurements are recorded in `measurements`; a measurement followed by a gate or reset on
 // its qubit is mid-circuit: the circuit gets the non-selective measurement channel (Kraus
 // {|0><0|, |1><1|}) there, so it runs on density matrices. `reset` is the reset channel (dropped for
-// a qubit nothing touched yet). `if` and `opaque` are refused.
+// a qubit nothing touched yet). `if (creg == n) gate;` is recorded in `conditions` (classically
+// controlled gates; measurements into that register before it become mid-circuit). A controlled
+// measure or reset, and `opaque`, are refused.
 #pragma once
 
 #include <cstdint>
@@ -32,11 +34,22 @@ struct QasmMidMeasurement {
   std::vector<int64_t> clbits;   // classical bits that receive its outcome
 };
 
+/// `if (creg == value) gate;`: the circuit's gates [gate_begin, gate_end) run only where the
+/// classical register (bits [clbit_offset, clbit_offset + n_bits), bit 0 the least significant)
+/// holds `value`. The state-vector and density-matrix ops cannot run such a circuit (they would
+/// apply the gates unconditionally); Python's Circuit.counts follows the branches.
+struct QasmCondition {
+  int64_t gate_begin = 0, gate_end = 0;
+  int64_t clbit_offset = 0, n_bits = 0;
+  int64_t value = 0;
+};
+
 struct QasmProgram {
   Circuit circuit{1};
   std::vector<std::pair<std::string, int64_t>> cregs;   // classical registers in declaration order
   std::vector<std::pair<int64_t, int64_t>> measurements; // terminal (qubit, classical bit), by bit
   std::vector<QasmMidMeasurement> mid_measurements;
+  std::vector<QasmCondition> conditions;
 };
 
 /// A gate the reader knows without a definition: qelib1.inc's (with U and CX) and the extension ryy.
@@ -63,6 +76,7 @@ std::string to_qasm(const Circuit& circuit, const std::vector<double>& params = 
 std::string to_qasm(int64_t n_qubits, const std::vector<int64_t>& encoding, const std::vector<double>& constants,
                     const std::vector<double>& params, const std::vector<std::pair<std::string, int64_t>>& cregs,
                     const std::vector<std::pair<int64_t, int64_t>>& measurements,
-                    const std::vector<QasmMidMeasurement>& mid_measurements);
+                    const std::vector<QasmMidMeasurement>& mid_measurements,
+                    const std::vector<QasmCondition>& conditions = {});
 
 }  // namespace sampan::quantum

@@ -1,0 +1,17 @@
+// Teleportation of U3(1.1, 0.4, -0.3)|0> from q[0] to q[2] with classically controlled corrections.
+OPENQASM 2.0;
+include "qelib1.inc";
+qreg q[3];
+creg m0[1];
+creg m1[1];
+creg out[1];
+u3(1.1, 0.4, -0.3) q[0];
+h q[1];
+cx q[1], q[2];
+cx q[0], q[1];
+h q[0];
+measure q[0] -> m0[0];
+measure q[1] -> m1[0];
+if (m1==1) x q[2];
+if (m0==1) z q[2];
+measure q[2] -> out[0];
