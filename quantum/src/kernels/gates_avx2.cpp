@@ -165,8 +165,7 @@ inline int registers_per_step(uint64_t fixed_mask, int n, int lane_bits) {
 template <class Walk>
 inline void with_registers_per_step(uint64_t fixed_mask, int n, int lane_bits, Walk&& walk) {
   const int r = registers_per_step(fixed_mask, n, lane_bits);
-  if (r == 4) walk(std::integral_constant<int, 4>());
-  else if (r == 2) walk(std::integral_constant<int, 2>());
+  if (r == 2) walk(std::integral_constant<int, 2>());
   else walk(std::integral_constant<int, 1>());
 }
 
@@ -259,7 +258,7 @@ void dense_lanes(std::complex<typename VT::T>* a, int n, const Layout& s, const 
   }
   auto walk = [&](auto r_const) {
     constexpr int R = decltype(r_const)::value;
-    for_each_register(n, s.zero_mask, high_controls, VT::kLaneBits + (R == 4 ? 2 : R - 1), [k, base](uint64_t i0) __attribute__((always_inline)) {
+    for_each_register(n, s.zero_mask, high_controls, VT::kLaneBits + (R - 1), [k, base](uint64_t i0) __attribute__((always_inline)) {
     for (int o = 0; o < NO; ++o) prefetch_lines<R>(base + 2 * (i0 + k.off[o] + k.pf));
     for (int r = 0; r < R; ++r) {
       const uint64_t i = i0 + static_cast<uint64_t>(r * L);
@@ -331,7 +330,7 @@ void diag_lanes(std::complex<typename VT::T>* a, int n, const Layout& s, const s
   k.pf = prefetch_offset_amps(s.zero_mask | high_controls, 2 * static_cast<int>(sizeof(T)));
   auto walk = [&](auto r_const) {
     constexpr int R = decltype(r_const)::value;
-    for_each_register(n, s.zero_mask, high_controls, VT::kLaneBits + (R == 4 ? 2 : R - 1), [k, base](uint64_t i0) __attribute__((always_inline)) {
+    for_each_register(n, s.zero_mask, high_controls, VT::kLaneBits + (R - 1), [k, base](uint64_t i0) __attribute__((always_inline)) {
       const auto& dre = k.re;
       const auto& dim_ = k.im;
       const uint64_t off1 = k.off1;
@@ -380,7 +379,7 @@ void named_pair_out_lane(std::complex<typename VT::T>* a, int n, int t, uint64_t
   T* base = reinterpret_cast<T*>(a);
   auto walk = [&](auto r_const) {
     constexpr int R = decltype(r_const)::value;
-    for_each_register(n, zero_mask, cmask, VT::kLaneBits + (R == 4 ? 2 : R - 1), [k, base](uint64_t i0) __attribute__((always_inline)) {
+    for_each_register(n, zero_mask, cmask, VT::kLaneBits + (R - 1), [k, base](uint64_t i0) __attribute__((always_inline)) {
       T* p0 = base + 2 * i0;
       T* p1 = base + 2 * (i0 + k.d);
       prefetch_lines<R>(p0 + 2 * k.pf);
