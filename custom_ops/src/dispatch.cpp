@@ -1,5 +1,6 @@
 // sampan: call_op, the single path every op call takes: validate, infer, allocate, run the
 // device kernel, record autograd.
+#include <cstring>
 #include <sstream>
 
 #include "op_node.h"
@@ -132,6 +133,93 @@ bool has_unknown_dim(const Shape& s) {
   return false;
 }
 
+// ---- the shape-function cache ----
+// A shape function is a pure function of its arguments' shapes, dtypes, devices and attribute
+// values (op.h: it sees no data), and loops over small tensors call one op with the same
+// argument specs over and over; running it costs about as much as a 1-element kernel (it builds
+// TensorSpec vectors). So each thread keeps the last result per op in a small direct-mapped
+// table and reuses it when every argument matches. Ops with tensor-list arguments are not cached.
+class ShapeCache {
+ public:
+  using Specs = std::shared_ptr<const std::vector<TensorSpec>>;
+
+  static ShapeCache& for_this_thread() {
+    thread_local ShapeCache cache;
+    return cache;
+  }
+  /// The cached output specs of `op` for `args` (validated), or null.
+  Specs find(const OpSchema& op, const Values& args) const {
+    const Entry& e = slot(op);
+    if (e.op != &op) return nullptr;
+    for (size_t i = 0; i < args.size(); ++i)
+      if (!matches(op.arg_kinds[i], args[i], e.tensors[i], e.attributes[i])) return nullptr;
+    return e.outputs;
+  }
+  /// Remembers `outputs` as the specs of `op` for `args`; returns them.
+  Specs store(const OpSchema& op, const Values& args, std::vector<TensorSpec> outputs) {
+    Specs specs = std::make_shared<const std::vector<TensorSpec>>(std::move(outputs));
+    for (ArgKind k : op.arg_kinds)
+      if (k == ArgKind::TensorList) return specs;
+    Entry& e = slot(op);
+    e.op = nullptr;  // stays invalid if a copy below throws
+    e.tensors.assign(args.size(), TensorSpec());
+    e.attributes.assign(args.size(), Value());
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (auto* t = std::get_if<Tensor>(&args[i])) {
+        e.tensors[i] = TensorSpec(*t);
+        e.attributes[i] = true;  // a tensor was given (an optional one may be absent)
+      } else if (!is_tensor_kind(op.arg_kinds[i])) {
+        e.attributes[i] = args[i];
+      }
+    }
+    e.outputs = specs;
+    e.op = &op;
+    return specs;
+  }
+
+ private:
+  struct Entry {
+    const OpSchema* op = nullptr;
+    std::vector<TensorSpec> tensors;  // per argument: the spec of a tensor argument
+    Values attributes;                // per argument: an attribute; for tensors, true if given
+    Specs outputs;
+  };
+  static constexpr size_t kSlots = 127;  // prime: schema addresses are multiples of 16
+
+  const Entry& slot(const OpSchema& op) const { return table_[reinterpret_cast<uintptr_t>(&op) % kSlots]; }
+  Entry& slot(const OpSchema& op) { return table_[reinterpret_cast<uintptr_t>(&op) % kSlots]; }
+
+  static bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+  static bool matches(ArgKind kind, const Value& v, const TensorSpec& spec, const Value& attr) {
+    if (is_tensor_kind(kind)) {
+      const Tensor* t = std::get_if<Tensor>(&v);
+      const bool had_tensor = std::holds_alternative<bool>(attr);
+      if (!t) return !had_tensor;
+      return had_tensor && t->dtype() == spec.dtype && t->device() == spec.device && t->shape() == spec.shape;
+    }
+    if (v.index() != attr.index()) return false;
+    switch (v.index()) {
+      case 3: return std::get<bool>(v) == std::get<bool>(attr);
+      case 4: return std::get<int64_t>(v) == std::get<int64_t>(attr);
+      case 5: return same_bits(std::get<double>(v), std::get<double>(attr));
+      case 6: return std::get<std::string>(v) == std::get<std::string>(attr);
+      case 7: return std::get<std::vector<int64_t>>(v) == std::get<std::vector<int64_t>>(attr);
+      case 8: {
+        const auto& a = std::get<std::vector<double>>(v);
+        const auto& b = std::get<std::vector<double>>(attr);
+        if (a.size() != b.size()) return false;
+        for (size_t i = 0; i < a.size(); ++i)
+          if (!same_bits(a[i], b[i])) return false;
+        return true;
+      }
+      case 9: return std::get<std::vector<std::string>>(v) == std::get<std::vector<std::string>>(attr);
+    }
+    return false;
+  }
+  Entry table_[kSlots];
+};
+
 }  // namespace
 
 std::vector<TensorSpec> infer_op(const OpSchema& op, const Values& args) {
@@ -147,12 +235,17 @@ std::vector<TensorSpec> infer_op(const OpSchema& op, const Values& args) {
 std::vector<Tensor> call_op(const OpSchema& op, Values args) {
   validate_args(op, args);
   Device dev = common_device(op, args);
-  std::vector<TensorSpec> specs;
-  try {
-    specs = op.shape_fn(args);
-  } catch (const std::exception&) {
-    rethrow_named(op);
+  ShapeCache& shape_cache = ShapeCache::for_this_thread();
+  ShapeCache::Specs cached = shape_cache.find(op, args);
+  if (!cached) {
+    try {
+      cached = shape_cache.store(op, args, op.shape_fn(args));
+    } catch (const std::exception&) {
+      rethrow_named(op);
+    }
   }
+  // Held by `cached`: a kernel that calls ops may replace the table's entry meanwhile.
+  const std::vector<TensorSpec>& specs = *cached;
   const size_t n_out = op.output_names.size();
   if (specs.size() != n_out)
     throw RuntimeError("op '" + op.name + "': shape function returned " + std::to_string(specs.size()) +
@@ -228,13 +321,14 @@ std::vector<Tensor> call_op(const OpSchema& op, Values args) {
   if (record) {
     std::vector<bool> needs;
     std::vector<Edge> edges;
+    edges.reserve(args.size());
     for_each_tensor(op, args, [&](const Tensor& t, size_t, size_t) {
       bool n = t.requires_grad() && is_differentiable(t.dtype());
       needs.push_back(n);
       edges.push_back(n ? gradient_edge(t) : Edge{});
     });
     for (auto& [in, value] : before_write) args[in] = std::move(value);
-    auto node = std::make_shared<detail::OpNode>(op, std::move(args), outs, needs);
+    auto node = std::make_shared<detail::OpNode>(op, std::move(args), outs, std::move(needs));
     node->next_edges = std::move(edges);
     for (size_t o = 0; o < n_out; ++o)
       if (is_differentiable(outs[o].dtype())) outs[o].set_grad_fn(node, static_cast<uint32_t>(o));
@@ -274,7 +368,9 @@ class NodeVjpContext final : public VjpContext {
 OpNode::OpNode(const OpSchema& op, Values args, const std::vector<Tensor>& outputs,
                std::vector<bool> slot_needs_grad)
     : op_(&op), args_(std::move(args)), needs_(std::move(slot_needs_grad)), n_outputs_(outputs.size()) {
+  versions_.reserve(needs_.size());
   for_each_tensor(op, args_, [&](const Tensor& t, size_t, size_t) { versions_.push_back(t.version()); });
+  outputs_.reserve(outputs.size());
   for (auto& o : outputs)
     outputs_.push_back({o.storage(), o.shape(), o.strides(), o.offset(), o.dtype(), o.device(), o.version()});
 }

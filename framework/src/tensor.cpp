@@ -17,7 +17,25 @@ Storage::~Storage() {
   if (data && deleter) deleter(data);
 }
 
+namespace {
+// The storage of a tiny CPU tensor (a few elements: the results in loops over scalars and small
+// vectors) with its bytes in the same allocation: no allocator round trip and no deleter, which
+// were a third of such an op's cost. These bytes are 16-byte aligned (enough for every dtype)
+// rather than kCpuAlignment, and the allocator's statistics do not count them.
+constexpr size_t kInlineStorageBytes = 32;
+struct InlineStorage : Storage {
+  alignas(16) unsigned char bytes[kInlineStorageBytes];
+};
+}  // namespace
+
 std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
+  if (device.type == DeviceType::CPU && nbytes <= kInlineStorageBytes) {
+    auto s = std::make_shared<InlineStorage>();
+    s->data = s->bytes;
+    s->nbytes = nbytes;
+    s->device = device;
+    return s;
+  }
   auto s = std::make_shared<Storage>();
   Allocator& a = allocator_for(device.type);
   s->data = a.allocate(nbytes);

@@ -100,3 +100,62 @@ TEST(OpSpec, LoadingAMissingLibraryNamesThePath) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/libops.so"), std::string::npos);
   }
 }
+
+// call_op reuses a shape function's result when every argument's shape, dtype, device and
+// attribute value is the same as in the last call of that op on this thread; any difference
+// runs the shape function again.
+namespace {
+int g_shape_calls = 0;
+}
+SAMPAN_OP(demo, shape_cache_probe)
+    .doc("x scaled by a, optionally plus b; repeats rows `reps` times.")
+    .args("x", "b", "a", "reps", "mode")
+    .outputs("out")
+    .shape([](const TensorSpec& x, const std::optional<TensorSpec>& b, double, int64_t reps,
+              const std::string& mode) {
+      ++g_shape_calls;
+      if (mode != "scale") throw ValueError("mode must be 'scale', got '" + mode + "'");
+      Shape s = b ? broadcast_shapes(x.shape, b->shape) : x.shape;
+      s.insert(s.begin(), reps);
+      return TensorSpec{s, x.dtype, x.device};
+    })
+    .cpu([](const Tensor& x, const std::optional<Tensor>& b, double a, int64_t reps, const std::string&,
+            Tensor& out) {
+      Tensor y = mul(x, full({}, a, x.dtype()));
+      if (b) y = add(y, *b);
+      copy_(out, broadcast_to(y, out.shape()));
+    })
+    .nondifferentiable();
+
+TEST(OpSpec, ShapeResultsAreReusedOnlyForIdenticalArgumentSpecs) {
+  const OpSchema& s = find_op("demo::shape_cache_probe");
+  Tensor x = from_vector({1.0, 2.0}, {2});
+  auto run = [&](Value xv, Value b, double a, int64_t reps, std::string mode) {
+    return call_op(s, {std::move(xv), std::move(b), a, reps, std::move(mode)})[0];
+  };
+  int before = g_shape_calls;
+  Tensor r = run(x, Value(), 2.0, 3, "scale");
+  EXPECT_EQ(r.shape(), (Shape{3, 2}));
+  EXPECT_EQ(g_shape_calls, before + 1);
+  r = run(from_vector({5.0, 6.0}, {2}), Value(), 2.0, 3, "scale");  // same specs, other data
+  EXPECT_EQ(g_shape_calls, before + 1);
+  EXPECT_DOUBLE_EQ(sum(r).item(), 3 * 22.0);
+  r = run(from_vector({1.0, 2.0, 3.0}, {3}), Value(), 2.0, 3, "scale");  // another shape
+  EXPECT_EQ(r.shape(), (Shape{3, 3}));
+  EXPECT_EQ(g_shape_calls, before + 2);
+  r = run(x, Value(), 2.0, 4, "scale");  // another attribute
+  EXPECT_EQ(r.shape(), (Shape{4, 2}));
+  r = run(x, from_vector({1.0, 1.0, 1.0, 1.0}, {2, 2}), 2.0, 4, "scale");  // optional given
+  EXPECT_EQ(r.shape(), (Shape{4, 2, 2}));
+  r = run(x, Value(), 2.0, 4, "scale");  // and absent again
+  EXPECT_EQ(r.shape(), (Shape{4, 2}));
+  r = run(x.to(DType::Float32), Value(), 2.0, 4, "scale");  // another dtype
+  EXPECT_EQ(r.dtype(), DType::Float32);
+  EXPECT_EQ(g_shape_calls, before + 6);
+  r = run(x, Value(), -0.0, 4, "scale");  // -0.0 and 0.0 are different attributes
+  r = run(x, Value(), 0.0, 4, "scale");
+  EXPECT_EQ(g_shape_calls, before + 8);
+  // A failing shape function is not remembered: the error comes every time.
+  for (int k = 0; k < 2; ++k) EXPECT_THROW(run(x, Value(), 0.0, 4, "other"), ValueError);
+  EXPECT_EQ(g_shape_calls, before + 10);
+}
