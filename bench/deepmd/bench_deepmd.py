@@ -7,7 +7,8 @@ Model: DeePMD-kit's water example (bench/deepmd/water_se_e2_a.json: se_e2_a, sel
 rcut 6 Å, embedding [25, 50, 100], axis 16, fitting [240, 240, 240], float64, uncompressed).
 Cases, each in its own process (its peak RSS is that process's ru_maxrss):
 - energy+forces+virial of one water frame (data_0 frame 0, 192 atoms, periodic), including the
-  neighbour list, as the MD engine calls it (sampan: Potential.evaluate; DeePMD-kit: DeepPot.eval);
+  neighbour list, with a frozen model as MD runs it (sampan: `sampan deepmd freeze`'s file through
+  Potential.evaluate; DeePMD-kit: its frozen graph through DeepPot.eval);
 - the same frame replicated 4x4x4 (12,288 atoms, box 49.8 Å);
 - training steps per second on the water example (batch 1 frame of 192 atoms, force loss, so
   double backward), after warm-up steps (sampan: its Trainer; DeePMD-kit: `dp --tf train`, its
@@ -78,14 +79,22 @@ def case_sampan_infer(replicate, repeat):
     from sampan.deepmd import md
     from sampan.deepmd.train import Trainer
 
-    trainer = Trainer(training_config(1, 1, 1), base_dir=HERE, output_dir=tempfile.mkdtemp(), log=lambda *a: None)
-    trainer.init_statistics()
+    out = tempfile.mkdtemp()
+    try:
+        trainer = Trainer(training_config(1, 1, 1), base_dir=HERE, output_dir=out, log=lambda *a: None)
+        trainer.init_statistics()
+        # frozen, as MD runs it (and as DeePMD-kit's frozen graph): parameters without gradients
+        trainer.model.save(os.path.join(out, "frozen_model.h5"))
+        model = md.load_deeppot(os.path.join(out, "frozen_model.h5"))
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    del trainer
     coord, cell, types = water_frame(replicate)
     box = md.box(cell)
-    md.evaluate(trainer.model, coord, types, box)  # warm-up
+    md.evaluate(model, coord, types, box)  # warm-up
     wall, cpu = time.perf_counter(), time.process_time()
     for _ in range(repeat):
-        md.evaluate(trainer.model, coord, types, box)
+        md.evaluate(model, coord, types, box)
     return {"wall": (time.perf_counter() - wall) / repeat, "cpu": (time.process_time() - cpu) / repeat,
             "natoms": len(types), "rss_mb": peak_rss_mb()}
 

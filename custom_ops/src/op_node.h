@@ -23,7 +23,10 @@ class OpNode final : public Node {
   Tensor saved_output(size_t i);
   const Value& arg(size_t i) const { return args_[i]; }
   const OpSchema& schema() const { return *op_; }
-  bool needs_grad(size_t slot) const { return slot < needs_.size() && needs_[slot]; }
+  /// The input needs a gradient and, inside the engine, leads to one that is wanted.
+  bool needs_grad(size_t slot) const {
+    return slot < needs_.size() && needs_[slot] && (wanted_edges.empty() || (slot < wanted_edges.size() && wanted_edges[slot]));
+  }
 
  private:
   struct SavedOutput {

@@ -32,6 +32,10 @@ class Node : public std::enable_shared_from_this<Node> {
   std::vector<std::pair<uint32_t, GradHook>> output_hooks;
   /// Set by release_saved(); a second backward through it then fails with a clear message.
   bool released = false;
+  /// Set by the engine while apply() runs: which next_edges lead to a wanted gradient (empty:
+  /// all). grad() with respect to some inputs only lets vjps skip the other inputs' gradients
+  /// (a force model's dE/d(env matrix) need not compute every weight gradient).
+  std::vector<bool> wanted_edges;
 };
 
 /// The edge a gradient for `t` should flow into (its grad_fn, or its leaf accumulator).

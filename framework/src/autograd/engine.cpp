@@ -128,7 +128,16 @@ std::vector<Tensor> run_backward(const std::vector<Edge>& roots, std::vector<Ten
     std::vector<Tensor> out;
     bool skip = capturing && dynamic_cast<AccumulateGrad*>(n) != nullptr;
     if (any && !skip) {
-      out = n->apply(std::move(grads));
+      n->wanted_edges.resize(n->next_edges.size());
+      for (size_t i = 0; i < n->next_edges.size(); ++i)
+        n->wanted_edges[i] = n->next_edges[i].node && useful[n->next_edges[i].node.get()];
+      try {
+        out = n->apply(std::move(grads));
+      } catch (...) {
+        n->wanted_edges.clear();
+        throw;
+      }
+      n->wanted_edges.clear();
       executed.push_back(n);
     }
     for (size_t i = 0; i < n->next_edges.size(); ++i) {
