@@ -3,6 +3,7 @@
 #pragma once
 
 #include <GraphMol/ROMol.h>
+#include <GraphMol/RWMol.h>
 
 #include <cstdint>
 #include <memory>
@@ -30,6 +31,28 @@ struct MoleculeGraph {
 /// Fills `out` (cleared first) with the graph of `mol`.
 void molecule_graph(const RDKit::ROMol& mol, FeaturizerKind kind, MoleculeGraph& out);
 
+/// The 'ogb' graph of a SMILES by the fast path (ogb_fast.cpp): true with `out` filled where the
+/// molecule is within what that path models, false otherwise (then parse_smiles + molecule_graph,
+/// the full path, gives the same features or RDKit's reason for rejecting the molecule).
+/// With `times`, the thread CPU time of each step is added to it (bench/helix/featurize_steps.cpp).
+struct FastPathTimes {
+  enum Step {
+    parse, scan, clean_up, property_cache, arrays, rings, rdkit_rings, kekulize, radicals, aromaticity,
+    conjugation_hybridization, features, free, num_steps
+  };
+  static constexpr const char* names[num_steps] = {
+      "parse (SmilesToMol, no sanitization)", "scan for what the fast path takes", "cleanUp (RDKit)",
+      "updatePropertyCache, strict (RDKit)", "molecule to arrays", "rings (find_unique_sssr)",
+      "rings (RDKit symmetrizeSSSR, SSSR not unique)", "Kekule form (arrays)", "assignRadicals (RDKit)",
+      "aromaticity (arrays)", "conjugation + hybridization (arrays)", "features", "free the molecule"};
+  double seconds[num_steps] = {};
+  int64_t molecules = 0;  // molecules that went all the way through the fast path
+};
+/// With `declined`, a molecule declined before any change to RDKit's parse is handed back there
+/// (for sanitize_parsed, saving a second parse); it stays null otherwise.
+bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes* times = nullptr,
+                    std::unique_ptr<RDKit::RWMol>* declined = nullptr);
+
 /// A GraphSet with no graphs, ready to append to.
 GraphSet empty_graph_set(const std::string& featurizer);
 
@@ -41,6 +64,10 @@ void append_graph(GraphSet& set, const MoleculeGraph& graph, int64_t source_inde
 /// stereo perception where the molecule has no stereo marks. On failure returns null and sets
 /// `reason` (a syntax error, or RDKit's sanitization message).
 std::unique_ptr<RDKit::ROMol> parse_smiles(const std::string& smiles, std::string& reason);
+
+/// parse_smiles after its first step: `mol` is RDKit's parse of `smiles` without sanitization.
+std::unique_ptr<RDKit::ROMol> sanitize_parsed(const std::string& smiles, std::unique_ptr<RDKit::RWMol> mol,
+                                              std::string& reason);
 
 /// Silences RDKit's error and warning logs while alive (a bad SMILES is reported by helix once,
 /// with its row, instead of by RDKit on stderr). Construct outside parallel regions.

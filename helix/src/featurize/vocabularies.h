@@ -49,8 +49,8 @@ inline int64_t ogb_radical_electrons(const RDKit::Atom& a) {
 }
 
 /// SP, SP2, SP3, SP3D, SP3D2, misc (UNSPECIFIED, S, SP2D, OTHER ...).
-inline int64_t ogb_hybridization(const RDKit::Atom& a) {
-  switch (a.getHybridization()) {
+inline int64_t ogb_hybridization_id(RDKit::Atom::HybridizationType h) {
+  switch (h) {
     case RDKit::Atom::SP: return 0;
     case RDKit::Atom::SP2: return 1;
     case RDKit::Atom::SP3: return 2;
@@ -59,12 +59,13 @@ inline int64_t ogb_hybridization(const RDKit::Atom& a) {
     default: return 5;
   }
 }
+inline int64_t ogb_hybridization(const RDKit::Atom& a) { return ogb_hybridization_id(a.getHybridization()); }
 
 // ---- OGB bond features, sizes [5, 6, 2] ----
 
 /// SINGLE, DOUBLE, TRIPLE, AROMATIC, misc.
-inline int64_t ogb_bond_type(const RDKit::Bond& b) {
-  switch (b.getBondType()) {
+inline int64_t ogb_bond_type_id(RDKit::Bond::BondType t) {
+  switch (t) {
     case RDKit::Bond::SINGLE: return 0;
     case RDKit::Bond::DOUBLE: return 1;
     case RDKit::Bond::TRIPLE: return 2;
@@ -72,6 +73,7 @@ inline int64_t ogb_bond_type(const RDKit::Bond& b) {
     default: return 4;
   }
 }
+inline int64_t ogb_bond_type(const RDKit::Bond& b) { return ogb_bond_type_id(b.getBondType()); }
 
 /// STEREONONE, STEREOZ, STEREOE, STEREOCIS, STEREOTRANS, STEREOANY (OGB's list has no misc id:
 /// these six are every BondStereo value of RDKit 2022.09; a later value maps to STEREOANY).

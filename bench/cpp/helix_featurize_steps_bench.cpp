@@ -1,0 +1,191 @@
+// sampan helix benchmark: where the 'ogb' featurization time goes, step by step, in thread CPU time
+// per molecule (one thread; CPU time so that a loaded machine disturbs it less than wall time).
+//
+//   build/bench/helix_featurize_steps_bench [FILE.csv[.gz]|FILE.smi] [N=3000] [REPEATS=3]
+//
+// Default FILE: $SAMPAN_SHARED_DATA/moleculenet/hiv.csv.gz (or ../shared/data/...). Prints:
+//  1. RDKit's SmilesToMol work done step by step as Chem.MolFromSmiles does it (parse, removeHs,
+//     each sanitization step, legacy stereo perception, freeing the molecule): what OGB pays
+//     before its Python feature loop;
+//  2. the steps of sampan's fast path (helix/src/featurize/ogb_fast.cpp), and how many molecules
+//     it took (the others go through the full path: parse_smiles, i.e. the steps of 1 without
+//     the stereo perception where there are no stereo marks);
+//  3. molecules per second of the full path alone and of featurize_smiles (fast path first).
+// Best of REPEATS per step.
+#include <GraphMol/GraphMol.h>
+#include <GraphMol/MolOps.h>
+#include <GraphMol/SmilesParse/SmilesParse.h>
+#include <RDGeneral/RDLog.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "featurize/molecule_graph.h"
+#include "sampan/helix/featurize.h"
+#include "sampan/helix/readers.h"
+
+using namespace sampan::helix;
+
+namespace {
+
+double cpu_now() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+std::string default_file() {
+  const char* shared = std::getenv("SAMPAN_SHARED_DATA");
+  return std::string(shared ? shared : "../shared/data") + "/moleculenet/hiv.csv.gz";
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+void print_rows(const char* title, const std::vector<const char*>& names, const std::vector<double>& secs, size_t n) {
+  double total = 0;
+  for (double s : secs) total += s;
+  std::printf("%s\n", title);
+  for (size_t k = 0; k < names.size(); ++k) {
+    std::printf("  %-44s %8.2f us/mol  %5.1f%%\n", names[k], 1e6 * secs[k] / n, 100 * secs[k] / total);
+  }
+  std::printf("  %-44s %8.2f us/mol  (%.0f mol/s)\n", "total", 1e6 * total / n, n / total);
+}
+
+/// Chem.MolFromSmiles, step by step (RDKit's SmilesToMol with default parameters).
+void rdkit_steps(const std::vector<std::string>& smiles, int repeats) {
+  const std::vector<const char*> names = {
+      "parse (SmilesToMol, no sanitization)", "removeHs", "clearComputedProps", "cleanUp",
+      "updatePropertyCache (strict)", "symmetrizeSSSR", "Kekulize", "assignRadicals", "setAromaticity",
+      "setConjugation", "setHybridization", "cleanupChirality", "adjustHs",
+      "updatePropertyCache (strict) 2", "assignStereochemistry (legacy, CIP ranks)", "free the molecule"};
+  std::vector<double> best(names.size(), 1e300);
+  for (int r = 0; r < repeats; ++r) {
+    std::vector<double> t(names.size(), 0);
+    for (const std::string& s : smiles) {
+      double a = cpu_now();
+      auto lap = [&](size_t k) {
+        const double b = cpu_now();
+        t[k] += b - a;
+        a = b;
+      };
+      RDKit::SmilesParserParams raw;
+      raw.sanitize = false;
+      raw.removeHs = false;
+      std::unique_ptr<RDKit::RWMol> m;
+      try {
+        m.reset(RDKit::SmilesToMol(s, raw));
+      } catch (const std::exception&) {
+      }
+      lap(0);
+      if (!m) continue;
+      try {
+        RDKit::MolOps::removeHs(*m, false, true, false);
+        lap(1);
+        m->clearComputedProps();
+        lap(2);
+        RDKit::MolOps::cleanUp(*m);
+        lap(3);
+        m->updatePropertyCache(true);
+        lap(4);
+        RDKit::VECT_INT_VECT rings;
+        RDKit::MolOps::symmetrizeSSSR(*m, rings);
+        lap(5);
+        RDKit::MolOps::Kekulize(*m);
+        lap(6);
+        RDKit::MolOps::assignRadicals(*m);
+        lap(7);
+        RDKit::MolOps::setAromaticity(*m);
+        lap(8);
+        RDKit::MolOps::setConjugation(*m);
+        lap(9);
+        RDKit::MolOps::setHybridization(*m);
+        lap(10);
+        RDKit::MolOps::cleanupChirality(*m);
+        lap(11);
+        RDKit::MolOps::adjustHs(*m);
+        lap(12);
+        m->updatePropertyCache(true);
+        lap(13);
+        RDKit::MolOps::assignStereochemistry(*m, true, true, true);
+        lap(14);
+      } catch (const std::exception&) {
+      }
+      a = cpu_now();
+      m.reset();
+      lap(15);
+    }
+    for (size_t k = 0; k < names.size(); ++k) best[k] = std::min(best[k], t[k]);
+  }
+  print_rows("RDKit SmilesToMol step by step (what Chem.MolFromSmiles runs):", names, best, smiles.size());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string path = argc > 1 ? argv[1] : default_file();
+  const size_t limit = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 3000;
+  const int repeats = argc > 3 ? std::atoi(argv[3]) : 3;
+  if (!std::ifstream(path)) {
+    std::printf("helix_featurize_steps_bench: input not found: %s (set SAMPAN_SHARED_DATA or pass a file); skipped\n",
+                path.c_str());
+    return 0;
+  }
+  std::vector<std::string> smiles =
+      ends_with(path, ".smi") || ends_with(path, ".txt") ? read_smiles_lines(path).smiles : read_smiles_csv(path).smiles;
+  if (limit && smiles.size() > limit) smiles.resize(limit);
+  const size_t n = smiles.size();
+  std::printf("helix_featurize_steps_bench: %zu molecules from %s, one thread, CPU time, best of %d\n", n,
+              path.c_str(), repeats);
+  RDLog::LogStateSetter quiet;
+
+  rdkit_steps(smiles, repeats);
+
+  // The fast path, step by step; molecules it does not take are timed through the full path.
+  std::vector<double> best(FastPathTimes::num_steps + 1, 1e300);
+  int64_t taken = 0;
+  for (int r = 0; r < repeats; ++r) {
+    FastPathTimes times;
+    double full = 0;
+    MoleculeGraph graph;
+    for (const std::string& s : smiles) {
+      if (ogb_graph_fast(s, graph, &times)) continue;
+      const double a = cpu_now();
+      std::string reason;
+      std::unique_ptr<RDKit::ROMol> mol = parse_smiles(s, reason);
+      if (mol) molecule_graph(*mol, FeaturizerKind::ogb, graph);
+      full += cpu_now() - a;
+    }
+    taken = times.molecules;
+    for (int k = 0; k < FastPathTimes::num_steps; ++k) best[k] = std::min(best[k], times.seconds[k]);
+    best.back() = std::min(best.back(), full);
+  }
+  std::vector<const char*> names(FastPathTimes::names, FastPathTimes::names + FastPathTimes::num_steps);
+  names.push_back("full path for the molecules not taken");
+  std::printf("fast path took %lld of %zu molecules (%.1f%%)\n", static_cast<long long>(taken), n, 100.0 * taken / n);
+  print_rows("sampan 'ogb' featurization step by step (per molecule of the input):", names, best, n);
+
+  double full_best = 1e300, all_best = 1e300;
+  for (int r = 0; r < repeats; ++r) {
+    double a = cpu_now();
+    MoleculeGraph graph;
+    for (const std::string& s : smiles) {
+      std::string reason;
+      std::unique_ptr<RDKit::ROMol> mol = parse_smiles(s, reason);
+      if (mol) molecule_graph(*mol, FeaturizerKind::ogb, graph);
+    }
+    full_best = std::min(full_best, cpu_now() - a);
+    a = cpu_now();
+    GraphSet set = featurize_smiles(smiles, "ogb", {}, 1);
+    all_best = std::min(all_best, cpu_now() - a);
+  }
+  std::printf("RESULT: full path (parse_smiles + features) %.0f mol/s; featurize_smiles 'ogb' %.0f mol/s (x%.2f)\n",
+              n / full_best, n / all_best, full_best / all_best);
+  return 0;
+}

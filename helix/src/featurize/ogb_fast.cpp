@@ -1,0 +1,389 @@
+// The 'ogb' featurizer's fast path: the parts of RDKit's sanitization that OGB's features read,
+// with the costly ones re-stated on plain arrays, for the molecules where the outcome is certain.
+//
+// What Chem.MolFromSmiles does (and OGB then featurizes) is SmilesToMol with default parameters:
+// parse, removeHs with sanitizeMol, legacy stereo perception. Measured per molecule (first 3,000
+// HIV molecules, one thread, CPU time; build/bench/helix_featurize_steps_bench) the costly steps
+// are the parse (~17 us), symmetrizeSSSR (~17), the stereo perception (~22; skipped without stereo
+// marks), Kekulize (~10), setAromaticity (~7), setConjugation (~6), removeHs (~3), two property
+// cache passes (~3.5 each) and adjustHs (~3): RDKit's per-atom object access, not the algorithms.
+// Here, after RDKit's parse (sanitize=false), cleanUp and strict property cache (which decide
+// charges, valences, hydrogen counts and valence errors):
+//  - rings: find_unique_sssr (ring_finder.h) where the SSSR is provably unique, RDKit's
+//    symmetrizeSSSR otherwise;
+//  - Kekulé form and aromaticity: RDKit's rules on arrays (aromaticity.h), then RDKit's own
+//    assignRadicals on the Kekulé bond orders (only where bracket atoms exist);
+//  - the molecule is taken only when the perceived aromatic atoms and bonds are exactly those
+//    written: then the final molecule is the written one, so adjustHs and the second property
+//    cache pass change nothing (hydrogen counts and valences are those of the first pass), and
+//    no Kekulé bond shows in the features;
+//  - setConjugation and setHybridization on arrays by RDKit's rules (ConjugHybrid.cpp: a bond is
+//    conjugated when aromatic, or when it joins a multiple or aromatic bond through an atom with
+//    2-3 substituents to a neighbour with at most 3, both able to conjugate; hybridization from
+//    bonds plus lone pairs);
+//  - removeHs, clearComputedProps and cleanupChirality are skipped: the path takes no molecule
+//    with H atoms or chiral tags, where they change nothing.
+// Anything else goes to the full path (parse_smiles, RDKit throughout): H atoms, chiral tags,
+// bond directions or stereo, query or dative bonds, aromaticity perceived other than written
+// (e.g. Kekulé-written benzene), dummy aromatic atoms, any RDKit error (so that the message is
+// RDKit's). tests/cpp/helix/fast_path_test.cpp compares both paths molecule by molecule, and
+// bench/helix/compare_ogb.py the result with OGB's smiles2graph on every MoleculeNet molecule.
+#include <GraphMol/GraphMol.h>
+#include <GraphMol/MolOps.h>
+#include <GraphMol/PeriodicTable.h>
+#include <GraphMol/RingInfo.h>
+#include <GraphMol/SmilesParse/SmilesParse.h>
+
+#include <ctime>
+#include <exception>
+
+#include "featurize/aromaticity.h"
+#include "featurize/molecule_graph.h"
+#include "featurize/ring_finder.h"
+#include "featurize/vocabularies.h"
+
+namespace sampan::helix {
+
+namespace {
+
+/// RDKit's rule for atoms that can take part in conjugation (isAtomConjugCand): first-row atoms,
+/// or heavier ones outside groups 15 and 16 (a P or S next to an aromatic ring is not conjugated;
+/// RDKit Issue211), or a group-16 atom with one neighbour; and electrons to give (countAtomElec).
+bool conjugation_candidate(const MolArrays& mol, int i, int total_degree) {
+  const int z = mol.z[i];
+  const int outer = Elements::get().outer_electrons[z];
+  return (z <= 10 || (outer != 5 && outer != 6) || (outer == 6 && total_degree < 2)) &&
+         count_atom_electrons(mol, i) > 0;
+}
+
+/// RDKit's setHybridization for an atom without chiral tag and without zero-order or dative bonds:
+/// the number of bonds plus lone pairs (radicals counted below an octet) picks S/SP/SP2/SP3...;
+/// four of them with a conjugated bond and at most three neighbours is SP2 (O=CO's second O).
+RDKit::Atom::HybridizationType hybridization(const MolArrays& mol, int i, int total_degree, bool has_conjugated_bond) {
+  const int z = mol.z[i];
+  if (z == 0) return RDKit::Atom::UNSPECIFIED;
+  int norbs = total_degree;
+  if (z < 89) {
+    const int outer = Elements::get().outer_electrons[z];
+    const int valence = mol.explicit_valence[i] + mol.implicit_valence[i];
+    const int charge = mol.charge[i];
+    const int free_electrons = outer - (valence + charge);
+    if (valence + outer - charge < 8) {
+      const int radicals = mol.radicals[i];
+      norbs = total_degree + (free_electrons - radicals) / 2 + radicals;
+    } else {
+      norbs = total_degree + free_electrons / 2;
+    }
+  }
+  switch (norbs) {
+    case 0:
+    case 1: return RDKit::Atom::S;
+    case 2: return RDKit::Atom::SP;
+    case 3: return RDKit::Atom::SP2;
+    case 4: return (total_degree > 3 || !has_conjugated_bond) ? RDKit::Atom::SP3 : RDKit::Atom::SP2;
+    case 5: return RDKit::Atom::SP3D;
+    case 6: return RDKit::Atom::SP3D2;
+    default: return RDKit::Atom::UNSPECIFIED;
+  }
+}
+
+/// Largest fused system of candidate aromatic rings taken (see ogb_graph_fast).
+constexpr int kMaxFusedSystem = 3;
+
+/// Adds the thread CPU time since the last lap to one step of `times` (when given).
+class StepClock {
+ public:
+  explicit StepClock(FastPathTimes* times) : times_(times) {
+    if (times_) last_ = now();
+  }
+  void lap(FastPathTimes::Step step) {
+    if (!times_) return;
+    const double t = now();
+    times_->seconds[step] += t - last_;
+    last_ = t;
+  }
+
+ private:
+  static double now() {
+    timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+  }
+  FastPathTimes* times_;
+  double last_ = 0;
+};
+
+/// Per-thread arrays reused from molecule to molecule (no allocation once warm).
+struct Scratch {
+  MolArrays mol;
+  std::vector<int> total_degree, substituents, written_valence, hybrid;
+  std::vector<char> in_ring, candidate, conjugated, double_bond, perceived_atoms, perceived_bonds;
+  std::vector<RDKit::Bond::BondType> type;
+  std::vector<FoundRing> rings;
+};
+
+}  // namespace
+
+bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes* times,
+                    std::unique_ptr<RDKit::RWMol>* declined) {
+  if (smiles.empty()) return false;
+  StepClock clock(times);
+  try {
+    RDKit::SmilesParserParams raw;
+    raw.sanitize = false;
+    raw.removeHs = false;
+    std::unique_ptr<RDKit::RWMol> mol(RDKit::SmilesToMol(smiles, raw));
+    clock.lap(FastPathTimes::parse);
+    if (!mol) return false;
+    // Declined before any change: the parse goes back to the caller.
+    auto decline = [&] {
+      if (declined) *declined = std::move(mol);
+      return false;
+    };
+    if (mol->hasProp(RDKit::common_properties::_NeedsQueryScan)) return decline();
+    const int n = static_cast<int>(mol->getNumAtoms()), m = static_cast<int>(mol->getNumBonds());
+    for (const RDKit::Atom* a : mol->atoms()) {
+      if (a->getAtomicNum() == 1 || a->getChiralTag() != RDKit::Atom::CHI_UNSPECIFIED) return decline();
+    }
+    for (const RDKit::Bond* b : mol->bonds()) {
+      switch (b->getBondType()) {
+        case RDKit::Bond::SINGLE:
+        case RDKit::Bond::DOUBLE:
+        case RDKit::Bond::TRIPLE:
+        case RDKit::Bond::AROMATIC: break;
+        default: return decline();
+      }
+      if (b->getBondDir() != RDKit::Bond::NONE || b->getStereo() != RDKit::Bond::STEREONONE) return decline();
+    }
+    clock.lap(FastPathTimes::scan);
+    RDKit::MolOps::cleanUp(*mol);
+    clock.lap(FastPathTimes::clean_up);
+    mol->updatePropertyCache(true);
+    clock.lap(FastPathTimes::property_cache);
+
+    // The molecule as written (after cleanUp) as arrays, with RDKit's valences.
+    thread_local Scratch scratch;
+    MolArrays& a = scratch.mol;
+    a.n = n;
+    a.m = m;
+    a.z.resize(n);
+    a.charge.resize(n);
+    a.degree.resize(n);
+    a.explicit_hs.resize(n);
+    a.implicit_valence.resize(n);
+    a.explicit_valence.resize(n);
+    a.radicals.resize(n);
+    a.aromatic.resize(n);
+    a.no_implicit.resize(n);
+    for (const RDKit::Atom* atom : mol->atoms()) {
+      const int i = static_cast<int>(atom->getIdx());
+      a.z[i] = atom->getAtomicNum();
+      a.charge[i] = atom->getFormalCharge();
+      a.degree[i] = static_cast<int>(atom->getDegree());
+      a.explicit_hs[i] = static_cast<int>(atom->getNumExplicitHs());
+      a.implicit_valence[i] = atom->getImplicitValence();
+      a.explicit_valence[i] = atom->getExplicitValence();
+      a.radicals[i] = static_cast<int>(atom->getNumRadicalElectrons());
+      a.aromatic[i] = atom->getIsAromatic();
+      a.no_implicit[i] = atom->getNoImplicit();
+    }
+    a.bond_begin.resize(m);
+    a.bond_end.resize(m);
+    a.order.resize(m);
+    a.bond_aromatic.resize(m);
+    std::vector<RDKit::Bond::BondType>& type = scratch.type;
+    type.resize(m);
+    for (const RDKit::Bond* b : mol->bonds()) {
+      const int k = static_cast<int>(b->getIdx());
+      a.bond_begin[k] = static_cast<int>(b->getBeginAtomIdx());
+      a.bond_end[k] = static_cast<int>(b->getEndAtomIdx());
+      type[k] = b->getBondType();
+      a.bond_aromatic[k] = b->getIsAromatic();
+      a.order[k] = type[k] == RDKit::Bond::DOUBLE ? 2 : type[k] == RDKit::Bond::TRIPLE ? 3 : 1;
+      // A bond flagged aromatic must be of type AROMATIC (and the reverse) for the rules here.
+      if (a.bond_aromatic[k] != (type[k] == RDKit::Bond::AROMATIC)) return false;
+    }
+    a.build_incidence();
+    clock.lap(FastPathTimes::arrays);
+
+    std::vector<FoundRing>& rings = scratch.rings;
+    if (!find_unique_sssr(n, a.bond_begin, a.bond_end, rings)) {
+      // Not provably unique: RDKit's own ring set.
+      RDKit::VECT_INT_VECT symmetrized;
+      RDKit::MolOps::symmetrizeSSSR(*mol, symmetrized);
+      const auto& atom_rings = mol->getRingInfo()->atomRings();
+      const auto& bond_rings = mol->getRingInfo()->bondRings();
+      rings.resize(atom_rings.size());
+      for (size_t r = 0; r < atom_rings.size(); ++r) rings[r] = {atom_rings[r], bond_rings[r]};
+      clock.lap(FastPathTimes::rdkit_rings);
+    } else {
+      clock.lap(FastPathTimes::rings);
+    }
+    std::vector<char>& in_ring = scratch.in_ring;
+    in_ring.assign(n, 0);
+    a.bond_in_ring.assign(m, 0);
+    for (const FoundRing& r : rings) {
+      for (int i : r.atoms) in_ring[i] = 1;
+      for (int k : r.bonds) a.bond_in_ring[k] = 1;
+    }
+
+    // Kekulé form, radicals on it (RDKit's assignRadicals reads bond orders), aromaticity.
+    std::vector<char>& double_bond = scratch.double_bond;
+    scratch.written_valence.assign(a.explicit_valence.begin(), a.explicit_valence.end());
+    if (!kekulize_arrays(a, double_bond)) return false;
+    clock.lap(FastPathTimes::kekulize);
+    // assignRadicals only looks at atoms without implicit hydrogens (bracket atoms), and reads bond
+    // orders: where such an atom has aromatic bonds, it runs on the Kekulé bond types (as in
+    // RDKit's sanitization, which kekulizes first).
+    bool any_no_implicit = false, kekule_needed = false;
+    for (int i = 0; i < n; ++i) {
+      if (!a.no_implicit[i]) continue;
+      any_no_implicit = true;
+      kekule_needed |= a.aromatic[i] != 0;
+    }
+    if (any_no_implicit) {
+      if (kekule_needed) {
+        for (int k = 0; k < m; ++k) {
+          if (a.bond_aromatic[k]) {
+            mol->getBondWithIdx(k)->setBondType(double_bond[k] ? RDKit::Bond::DOUBLE : RDKit::Bond::SINGLE);
+          }
+        }
+      }
+      RDKit::MolOps::assignRadicals(*mol);
+      if (kekule_needed) {
+        for (int k = 0; k < m; ++k) {
+          if (a.bond_aromatic[k]) mol->getBondWithIdx(k)->setBondType(RDKit::Bond::AROMATIC);
+        }
+      }
+      for (int i = 0; i < n; ++i) {
+        if (a.no_implicit[i]) a.radicals[i] = static_cast<int>(mol->getAtomWithIdx(i)->getNumRadicalElectrons());
+      }
+    }
+    clock.lap(FastPathTimes::radicals);
+    std::vector<char>&perceived_atoms = scratch.perceived_atoms, &perceived_bonds = scratch.perceived_bonds;
+    int largest_system = 0;
+    if (!perceive_aromaticity(a, rings, perceived_atoms, perceived_bonds, largest_system)) return false;
+    // Taken where RDKit's perception gives back exactly what was written (then the molecule ends
+    // in its written form: no Kekulé bond shows, and hydrogen counts and valences are those computed
+    // above), or where nothing was written aromatic (Kekulé-written benzene: the Kekulé form is the
+    // written one; the perceived aromaticity is then set on the molecule and RDKit's adjustHs and
+    // strict property cache give the final hydrogen counts, as in its sanitization).
+    bool written_aromatic = false, same = true;
+    for (int i = 0; i < n; ++i) {
+      written_aromatic |= a.aromatic[i] != 0;
+      same &= perceived_atoms[i] == a.aromatic[i];
+    }
+    for (int k = 0; k < m; ++k) same &= perceived_bonds[k] == a.bond_aromatic[k];
+    if (!same && written_aromatic) return false;
+    // Fused systems of more than three candidate rings are left to RDKit: there its outcome
+    // depends on details of its ring-combination search that are not re-stated here (porphyrins
+    // and large polycyclic aromatics in HIV and in rdkit-data's NCI set differ otherwise).
+    if (largest_system > kMaxFusedSystem) return false;
+    // Back to the written valences: what setConjugation and setHybridization read in RDKit's
+    // sanitization (it does not recompute them between Kekulize and adjustHs).
+    a.explicit_valence.swap(scratch.written_valence);
+    const bool newly_aromatic = !same;
+    if (newly_aromatic) {
+      for (int i = 0; i < n; ++i) {
+        if (perceived_atoms[i]) mol->getAtomWithIdx(i)->setIsAromatic(true);
+      }
+      for (int k = 0; k < m; ++k) {
+        if (!perceived_bonds[k]) continue;
+        RDKit::Bond* b = mol->getBondWithIdx(k);
+        b->setIsAromatic(true);
+        if (type[k] == RDKit::Bond::SINGLE || type[k] == RDKit::Bond::DOUBLE) {
+          b->setBondType(RDKit::Bond::AROMATIC);
+          type[k] = RDKit::Bond::AROMATIC;
+        }
+      }
+    }
+    clock.lap(FastPathTimes::aromaticity);
+
+    // Conjugation and hybridization on arrays (see the file comment).
+    const std::vector<int>&start = a.start, &incident = a.incident;
+    std::vector<int>&total_degree = scratch.total_degree, &substituents = scratch.substituents;
+    std::vector<char>& candidate = scratch.candidate;
+    total_degree.resize(n);
+    substituents.resize(n);
+    candidate.resize(n);
+    for (int i = 0; i < n; ++i) {
+      total_degree[i] = a.degree[i] + a.total_hs(i);
+      substituents[i] = total_degree[i];
+      candidate[i] = conjugation_candidate(a, i, total_degree[i]);
+    }
+    std::vector<char>& conjugated = scratch.conjugated;
+    conjugated.assign(perceived_bonds.begin(), perceived_bonds.end());
+    for (int i = 0; i < n; ++i) {
+      if (!candidate[i] || substituents[i] < 2 || substituents[i] > 3) continue;
+      for (int p = start[i]; p < start[i + 1]; ++p) {
+        const int k1 = incident[p];
+        // getValenceContrib >= 1.5: double, triple and aromatic bonds.
+        if (type[k1] == RDKit::Bond::SINGLE) continue;
+        for (int q = start[i]; q < start[i + 1]; ++q) {
+          const int k2 = incident[q];
+          if (k2 == k1) continue;
+          const int j = a.bond_begin[k2] == i ? a.bond_end[k2] : a.bond_begin[k2];
+          if (substituents[j] > 3 || !candidate[j]) continue;
+          conjugated[k1] = conjugated[k2] = 1;
+        }
+      }
+    }
+    std::vector<int>& hybrid = scratch.hybrid;
+    hybrid.resize(n);
+    for (int i = 0; i < n; ++i) {
+      bool has_conjugated_bond = false;
+      for (int p = start[i]; p < start[i + 1]; ++p) has_conjugated_bond |= conjugated[incident[p]] != 0;
+      hybrid[i] = static_cast<int>(vocab::ogb_hybridization_id(hybridization(a, i, total_degree[i], has_conjugated_bond)));
+    }
+    if (newly_aromatic) {
+      // RDKit's own last steps on the aromatic molecule: hydrogen counts of its final form.
+      RDKit::MolOps::adjustHs(*mol);
+      mol->updatePropertyCache(true);
+      for (int i = 0; i < n; ++i) {
+        const RDKit::Atom* atom = mol->getAtomWithIdx(i);
+        a.explicit_hs[i] = static_cast<int>(atom->getNumExplicitHs());
+        a.implicit_valence[i] = atom->getImplicitValence();
+        total_degree[i] = a.degree[i] + a.total_hs(i);
+      }
+    }
+    clock.lap(FastPathTimes::conjugation_hybridization);
+
+    out.num_atoms = n;
+    out.atom_features.assign(static_cast<size_t>(n) * 9, 0);
+    out.edge_source.resize(2 * m);
+    out.edge_target.resize(2 * m);
+    out.bond_features.assign(static_cast<size_t>(2 * m) * 3, 0);
+    for (int i = 0; i < n; ++i) {
+      int64_t* f = out.atom_features.data() + static_cast<size_t>(i) * 9;
+      f[0] = vocab::range_index(a.z[i], 1, 118);
+      f[1] = 0;  // no chiral tag on this path
+      f[2] = vocab::range_index(total_degree[i], 0, 10);
+      f[3] = vocab::range_index(a.charge[i], -5, 5);
+      f[4] = vocab::range_index(a.total_hs(i), 0, 8);
+      f[5] = vocab::range_index(a.radicals[i], 0, 4);
+      f[6] = hybrid[i];
+      f[7] = perceived_atoms[i];
+      f[8] = in_ring[i];
+    }
+    for (int k = 0; k < m; ++k) {
+      out.edge_source[2 * k] = a.bond_begin[k];
+      out.edge_target[2 * k] = a.bond_end[k];
+      out.edge_source[2 * k + 1] = a.bond_end[k];
+      out.edge_target[2 * k + 1] = a.bond_begin[k];
+      int64_t* f = out.bond_features.data() + static_cast<size_t>(2 * k) * 3;
+      f[0] = vocab::ogb_bond_type_id(type[k]);
+      f[1] = 0;  // STEREONONE: no stereo marks on this path
+      f[2] = conjugated[k];
+      std::copy(f, f + 3, f + 3);
+    }
+    clock.lap(FastPathTimes::features);
+    mol.reset();
+    clock.lap(FastPathTimes::free);
+    if (times) ++times->molecules;
+    return true;
+  } catch (const std::exception&) {
+    return false;  // the full path reports RDKit's reason
+  }
+}
+
+}  // namespace sampan::helix
