@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "kernels/gemm.h"  // set_blas_num_threads
 #include "sampan/error.h"
 
 #ifdef _OPENMP
@@ -16,6 +17,7 @@ void set_num_threads(int n) {
 #ifdef _OPENMP
   omp_set_num_threads(n);
 #endif
+  kernels::set_blas_num_threads(n);  // the BLAS follows the same setting
 }
 
 int get_num_threads() {

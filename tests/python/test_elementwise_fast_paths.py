@@ -28,6 +28,31 @@ def test_scalar_and_zero_d_operands(n, dtype):
     np.testing.assert_array_equal(u.numpy(), a * s + s)
 
 
+@pytest.mark.parametrize("rows", [3, 900])  # below and above the OpenMP grain (rows x 40 elements)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_contiguous_rows_with_row_and_column_broadcasts(rows, dtype):
+    # [rows, k] op [k] (a bias add) and op [rows, 1] (a per-row scale) run each output row as a
+    # flat loop with every input contiguous along the row or constant on it; a transposed input
+    # and a strided output keep the general strided row.
+    rng = np.random.default_rng(1)
+    a = (rng.normal(size=(rows, 40)) * 10).astype(dtype)
+    row = (rng.normal(size=(40,)) * 10).astype(dtype)
+    col = (rng.normal(size=(rows, 1)) * 10).astype(dtype)
+    t, r, c = sp.tensor(a), sp.tensor(row), sp.tensor(col)
+    np.testing.assert_array_equal((t + r).numpy(), a + row)
+    np.testing.assert_array_equal((r - t).numpy(), row - a)
+    np.testing.assert_array_equal((t * c).numpy(), a * col)
+    np.testing.assert_array_equal((c * r).numpy(), col * row)  # both broadcast: an outer product
+    np.testing.assert_array_equal(sp.where(sp.tensor(a > 0), r, c).numpy(), np.where(a > 0, row, col))
+    at = np.ascontiguousarray(a.T)
+    np.testing.assert_array_equal((sp.tensor(at).mT + r).numpy(), at.T + row)
+    u = sp.tensor(a.copy())
+    u.add_(r).mul_(c)
+    np.testing.assert_array_equal(u.numpy(), (a + row) * col)
+    three = (rng.normal(size=(2, rows, 40)) * 10).astype(dtype)
+    np.testing.assert_array_equal((sp.tensor(three) + r).numpy(), three + row)  # 3-d, rows coalesced
+
+
 def test_broadcast_rows_still_take_the_strided_path():
     a = np.arange(12.0).reshape(3, 4)
     row = np.array([1.0, 2.0, 3.0, 4.0])

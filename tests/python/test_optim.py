@@ -220,3 +220,23 @@ def test_step_cosine_and_warmup():
     assert opt2.param_groups[0]["lr"] == pytest.approx(0.1)
     with pytest.raises(ValueError, match="exactly one"):
         lr_scheduler.ExponentialDecay(opt, decay_steps=10)
+
+
+def test_fused_adam_matches_numpy_with_l2_decay_maximize_float32_and_strided_grad():
+    # Adam without amsgrad runs the fused core::adam_update_; the same NumPy formula must come out.
+    got = run(lambda ps: optim.Adam(ps, lr=0.02, betas=(0.85, 0.995), eps=1e-7, weight_decay=0.1))
+    for a, b in zip(got, numpy_adam(GRADS, 0.02, 0.85, 0.995, 1e-7, wd=0.1)):
+        np.testing.assert_allclose(a, b, rtol=1e-13)
+    ascend = run(lambda ps: optim.Adam(ps, lr=0.01, maximize=True))
+    for a, b in zip(ascend, numpy_adam([-g for g in GRADS], 0.01, 0.9, 0.999, 1e-8)):
+        np.testing.assert_allclose(a, b, rtol=1e-13)
+    p = nn.Parameter(sp.tensor(np.array([1.0, -2.0, 0.5], np.float32)))
+    opt = optim.Adam([p], lr=0.01)
+    for g in GRADS:
+        wide = sp.tensor(np.stack([g, 10 * g], 1).astype(np.float32))  # column 0 is a strided view
+        p.grad = wide[:, 0]
+        opt.step()
+    assert p.dtype == sp.float32
+    np.testing.assert_allclose(arr(p), numpy_adam(GRADS, 0.01, 0.9, 0.999, 1e-8)[-1], rtol=1e-5)
+    assert opt.state[p]["step"] == len(GRADS)
+

@@ -88,3 +88,33 @@ def test_a_generator_of_the_wrong_type_is_a_type_error():
     import pytest
     with pytest.raises(TypeError, match="generator must be a sampan.Generator"):
         sp.randn([3], generator=5)
+
+
+def test_dropout_mask_is_a_scaled_bernoulli_mask_reproducible_and_thread_independent():
+    # core::dropout_mask (behind nn.functional.dropout) draws, compares and scales in one pass.
+    for dtype, p in ((sp.float32, 0.5), (sp.float64, 0.2), (sp.float32, 0.1)):
+        g = sp.Generator()
+        g.manual_seed(7)
+        state = g.get_state()
+        x = sp.ones(101, 50, dtype=dtype)
+        y = sp.nn.functional.dropout(x, p, True, generator=g).numpy()
+        assert y.dtype == x.numpy().dtype
+        scale = np.asarray(1.0 / (1.0 - p), y.dtype)
+        assert set(np.unique(y).tolist()) <= {0.0, float(scale)}
+        # 5050 Bernoulli(p) draws: the dropped fraction within 4.5 standard deviations of p
+        assert abs((y == 0).mean() - p) < 4.5 * np.sqrt(p * (1 - p) / y.size)
+        g.set_state(state)
+        threads = sp.get_num_threads()
+        sp.set_num_threads(1 if threads > 1 else 2)
+        try:
+            again = sp.nn.functional.dropout(x, p, True, generator=g).numpy()
+        finally:
+            sp.set_num_threads(threads)
+        np.testing.assert_array_equal(again, y)  # same draw, other thread count: same mask
+        g.set_state(state)
+        u = sp.rand(101, 50, dtype=dtype, generator=g).numpy()  # the mask of rand < 1 - p, scaled
+        np.testing.assert_array_equal(y, (u < np.asarray(1.0 - p, u.dtype)).astype(u.dtype) * scale)
+        following = sp.nn.functional.dropout(x, p, True, generator=g).numpy()
+        assert (following != y).any()  # the next draw is another mask
+    with pytest.raises(ValueError, match=r"p must lie in \[0, 1\), got 1"):
+        sp.ops.core.dropout_mask([2], 1.0, "float32", 0, 0)

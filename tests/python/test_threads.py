@@ -3,6 +3,7 @@ back; grad mode is per thread."""
 import threading
 
 import numpy as np
+import pytest
 
 import sampan as sp
 
@@ -43,3 +44,20 @@ def test_grad_mode_is_per_thread():
         t.join()
         assert not sp.is_grad_enabled()
     assert seen["enabled"] is True
+
+
+def test_set_num_threads_sizes_openblas_pool_too():
+    # OpenBLAS's pthread build keeps its own pool (all cores by default): set_num_threads(1) must
+    # reach it, or a "1-thread" matmul still runs on every core.
+    import ctypes
+    libs = sorted({line.split()[-1] for line in open("/proc/self/maps") if "libopenblas" in line})
+    if not libs:
+        pytest.skip("matmul does not go through OpenBLAS in this build")
+    openblas = ctypes.CDLL(libs[0])
+    before = sp.get_num_threads()
+    try:
+        for n in (1, 2):
+            sp.set_num_threads(n)
+            assert openblas.openblas_get_num_threads() == n
+    finally:
+        sp.set_num_threads(before)

@@ -66,6 +66,17 @@ int64_t ld(int64_t v) { return std::max<int64_t>(v, 1); }
 
 bool gemm_uses_blas() { return SAMPAN_GEMM_BLAS != 0; }
 
+void set_blas_num_threads(int n) {
+#if SAMPAN_GEMM_BLAS && defined(OPENBLAS_VERSION)
+  // OpenBLAS's pthread build keeps its own pool, sized to every core: without this a
+  // "1-thread" run still multiplies on all cores, and on a busy machine the spinning helper
+  // threads make a GEMM slower than on one.
+  openblas_set_num_threads(n);
+#else
+  (void)n;
+#endif
+}
+
 #if SAMPAN_GEMM_BLAS
 #define SAMPAN_BLAS_GEMM(T, CALL, ALPHA, BETA, PTR)                                                   \
   void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,  \

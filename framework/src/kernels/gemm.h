@@ -16,6 +16,10 @@ namespace sampan::kernels {
 /// Whether gemm() reaches a BLAS for float and complex types in this build.
 bool gemm_uses_blas();
 
+/// Sets the thread count of the BLAS behind gemm() where it has its own pool (OpenBLAS's pthread
+/// build ignores OpenMP's setting); a no-op for other BLAS builds and without one.
+void set_blas_num_threads(int n);
+
 /// C[m x n] = op(A)[m x k] * op(B)[k x n], overwriting C (row-major, leading dimension ldc).
 /// Row-major A holds op(A) directly when `trans_a` is false (element (i, p) at a[i*lda + p]) and
 /// its transpose when true (element (i, p) at a[p*lda + i]); likewise B with `trans_b`.

@@ -134,6 +134,35 @@ SAMPAN_OP(core, bernoulli)
       copy_(out, r);
     });
 
+SAMPAN_OP(core, dropout_mask)
+    .doc("The scaled keep mask of dropout: 1 / (1 - p) where the uniform sample u of core::rand "
+         "with the same (seed, offset) is below 1 - p, else 0 (p in [0, 1); float32 or float64). "
+         "One pass instead of rand, compare, cast and scale.")
+    .args("shape", "p", "dtype", "seed", "offset")
+    .outputs("out")
+    .nondifferentiable()
+    .shape([](const std::vector<int64_t>& shape, double p, const std::string& dtype, int64_t, int64_t) {
+      check_shape("dropout_mask", shape);
+      if (!(p >= 0.0 && p < 1.0)) throw ValueError("dropout_mask: p must lie in [0, 1), got " + std::to_string(p));
+      return TensorSpec{shape, floating_dtype("dropout_mask", dtype)};
+    })
+    .cpu([](const std::vector<int64_t>&, double p, const std::string&, int64_t seed, int64_t offset, Tensor& out) {
+      // One block per element as core::rand (that loop vectorizes across elements; taking four
+      // words of a block for four elements measured slower), compared in out's dtype as
+      // `rand(...) < 1 - p` is: both give one mask.
+      if (out.dtype() == DType::Float32) {
+        const float keep = static_cast<float>(1.0 - p), scale = static_cast<float>(1.0 / (1.0 - p));
+        fill_random<float>(out, seed, offset, [=](const kernels::PhiloxBlock& b) {
+          return kernels::uniform_float(b[0]) < keep ? scale : 0.0f;
+        });
+      } else {
+        const double keep = 1.0 - p, scale = 1.0 / (1.0 - p);
+        fill_random<double>(out, seed, offset, [=](const kernels::PhiloxBlock& b) {
+          return kernels::uniform_double(kernels::bits64(b[0], b[1])) < keep ? scale : 0.0;
+        });
+      }
+    });
+
 SAMPAN_OP(core, randperm)
     .doc("A uniformly random permutation of 0 .. n-1, from draw (seed, offset): the positions "
          "sorted by a 64-bit random key each.")

@@ -34,6 +34,9 @@ const std::map<std::string, Sample>& samples() {
       {"core::sub", [] { return std::vector<Values>{{f64({2, 3}), f64({2, 1})}}; }},
       {"core::mul", [] { return std::vector<Values>{{f64({2, 3}), f64({3})}, {c128({3}), c128({3}, 0.9)}}; }},
       {"core::div", [] { return std::vector<Values>{{f64({2, 3}), f64({3}, 1.0)}}; }},
+      // optim.cpp: a step beyond the first (bias corrections), L2 decay, and AdamW's decoupled decay
+      {"core::adam_update_", [] { return std::vector<Values>{{f64({2, 3}), f64({2, 3}, -1.0, 0.31), f64({2, 3}, 0.1, 0.05), f64({2, 3}, 0.2, 0.02), 1e-2, 0.9, 0.999, 1e-8, 0.0, int64_t(3), false, false},
+                                                             {f64({4}), f64({4}, -1.0, 0.31), f64({4}, 0.1, 0.05), f64({4}, 0.2, 0.02), 1e-2, 0.8, 0.99, 1e-6, 0.1, int64_t(1), true, true}}; }},
       {"core::add_", [] { return std::vector<Values>{{f64({2, 3}), f64({3})}}; }},
       {"core::sub_", [] { return std::vector<Values>{{f64({2, 3}), f64({3})}}; }},
       {"core::mul_", [] { return std::vector<Values>{{f64({2, 3}), f64({3})}}; }},
@@ -161,6 +164,7 @@ const std::map<std::string, Sample>& samples() {
       {"core::eye", [] { return std::vector<Values>{{int64_t(3), int64_t(2), std::string("float32")}}; }},
       {"core::one_hot", [] { return std::vector<Values>{{from_vector({2, 0, 1}, {3}, DType::Int64), int64_t(4)}}; }},
       {"core::rand", [] { return std::vector<Values>{{IntList{3, 2}, std::string("float64"), int64_t(5), int64_t(0)}}; }},
+      {"core::dropout_mask", [] { return std::vector<Values>{{IntList{3, 4}, 0.5, std::string("float64"), int64_t(5), int64_t(3)}, {IntList{5}, 0.0, std::string("float32"), int64_t(1), int64_t(0)}}; }},
       {"core::randn", [] { return std::vector<Values>{{IntList{4}, std::string("float32"), int64_t(5), int64_t(1)}}; }},
       {"core::randint", [] { return std::vector<Values>{{int64_t(-2), int64_t(9), IntList{4}, std::string("int64"), int64_t(5), int64_t(2)}}; }},
       {"core::bernoulli", [] { return std::vector<Values>{{full({2, 2}, 0.5, DType::Float64), int64_t(5), int64_t(3)}}; }},

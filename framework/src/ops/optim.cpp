@@ -1,0 +1,61 @@
+// sampan: fused optimizer steps (core::adam_update_). sampan.optim.Adam/AdamW call it per
+// parameter; the same update written with tensor ops made ~13 passes over the parameter with 7
+// temporaries (the step of a 1.9M-parameter GIN: 30 ms, this op: a few ms).
+#include "sampan/ops.h"
+#include "elementwise_support.h"
+#include "../kernels/optim_kernels.h"
+
+namespace sampan {
+
+namespace {
+
+void check_same(const TensorSpec& param, const TensorSpec& other, const char* name) {
+  if (other.shape != param.shape || other.dtype != param.dtype)
+    throw ValueError(std::string("adam_update_: '") + name + "' has shape " + shape_str(other.shape) +
+                     " and dtype " + dtype_name(other.dtype) + " but the parameter has shape " +
+                     shape_str(param.shape) + " and dtype " + dtype_name(param.dtype));
+}
+
+}  // namespace
+
+SAMPAN_OP(core, adam_update_)
+    .doc("One Adam step in place: m = b1 m + (1 - b1) g, v = b2 v + (1 - b2) g^2, p -= lr / (1 - "
+         "b1^step) * m / (sqrt(v) / sqrt(1 - b2^step) + eps); weight_decay adds wd p to g, or with "
+         "decoupled scales p by 1 - lr wd first (AdamW); maximize ascends. All four tensors share "
+         "shape and dtype (float32/float64); step counts this update (>= 1).")
+    .args("param", "grad", "exp_avg", "exp_avg_sq", "lr", "beta1", "beta2", "eps", "weight_decay", "step",
+          "decoupled", "maximize")
+    .outputs("param", "exp_avg", "exp_avg_sq")
+    .inplace(0, 0)
+    .inplace(1, 2)
+    .inplace(2, 3)
+    .nondifferentiable()
+    .dtypes({DType::Float32, DType::Float64})
+    .shape([](const TensorSpec& param, const TensorSpec& grad, const TensorSpec& exp_avg,
+              const TensorSpec& exp_avg_sq, double, double, double, double, double, int64_t step, bool, bool) {
+      if (param.dtype != DType::Float32 && param.dtype != DType::Float64)
+        throw TypeError("adam_update_: the parameter must be float32 or float64, got " +
+                        std::string(dtype_name(param.dtype)));
+      check_same(param, grad, "grad");
+      check_same(param, exp_avg, "exp_avg");
+      check_same(param, exp_avg_sq, "exp_avg_sq");
+      if (step < 1) throw ValueError("adam_update_: step counts this update and must be >= 1, got " + std::to_string(step));
+      return std::vector<TensorSpec>{param, exp_avg, exp_avg_sq};
+    })
+    .cpu([](const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq, double lr,
+            double beta1, double beta2, double eps, double weight_decay, int64_t step, bool decoupled,
+            bool maximize, Tensor& param_out, Tensor& exp_avg_out, Tensor& exp_avg_sq_out) {
+      // The state must be contiguous to be written in place; the gradient may be any layout.
+      for (const Tensor* t : {&param, &exp_avg, &exp_avg_sq})
+        if (!t->is_contiguous())
+          throw ValueError("adam_update_: the parameter and its state must be contiguous (got a strided view)");
+      Tensor g = contiguous(grad);
+      kernels::AdamStep s{lr, beta1, beta2, eps, weight_decay, step, decoupled, maximize};
+      visit_floating(param.dtype(), "adam_update_", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        kernels::adam_update<T>(param.numel(), param_out.data<T>(), g.data<T>(), exp_avg_out.data<T>(),
+                                exp_avg_sq_out.data<T>(), s);
+      });
+    });
+
+}  // namespace sampan
