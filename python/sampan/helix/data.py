@@ -13,6 +13,7 @@ offset by the running atom count, and ``batch`` mapping each atom to its graph.
 """
 import dataclasses
 import hashlib
+import json
 import os
 import warnings
 
@@ -302,6 +303,14 @@ class DataLoader:
     def __len__(self):
         n = len(self.dataset)
         return n // self.batch_size if self.drop_last else (n + self.batch_size - 1) // self.batch_size
+
+    def rng_state(self):
+        """The shuffling generator's state as a JSON string (for checkpoints): restoring it with
+        set_rng_state makes the following epochs draw the same orders as without the pause."""
+        return json.dumps(self._rng.bit_generator.state)
+
+    def set_rng_state(self, state):
+        self._rng.bit_generator.state = json.loads(state) if isinstance(state, str) else state
 
     def __iter__(self):
         n = len(self.dataset)

@@ -8,8 +8,9 @@ initialization, dropout and batch order, not the split) give mean +- std.
 Loaders are any re-iterable sources of batches with the fields of sampan.helix.data.GraphBatch
 (x, edge_index, edge_attr, batch, num_graphs, y, y_mask); sampan.helix.data.DataLoader is one.
 """
-import copy
+import json
 import math
+import os
 import time
 
 import numpy as np
@@ -89,16 +90,37 @@ def _better(metric, new, old):
 
 
 def finetune(model, train_loader, valid_loader, test_loader=None, epochs=100, lr=1e-3, weight_decay=0.0,
-             metric="roc_auc", progress=False, description="finetune", max_batches=None, on_epoch=None):
+             metric="roc_auc", progress=False, description="finetune", max_batches=None, on_epoch=None,
+             checkpoint=None, checkpoint_every=5):
     """Trains `model` for `epochs`, evaluating validation (and test) after each epoch; at the end
     the model holds the weights of the best-validation epoch. Returns a dict with the history
     (train_loss, valid, test per epoch), best_epoch (1-based), valid and test at that epoch and
-    the wall time. on_epoch(epoch, record) is called after each epoch."""
+    the wall time. on_epoch(epoch, record) is called after each epoch.
+
+    checkpoint: a file path. Every `checkpoint_every` epochs (and after the last) the whole
+    training state is written there (sampan.helix.checkpoint); when the file exists at the
+    start, training continues from it, and the result equals that of an uninterrupted run."""
+    from . import checkpoint as ckpt
     classification = is_classification(metric)
     optimizer = sampan.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
     history = {"train_loss": [], "valid": [], "test": []}
     best_valid, best_state, best_epoch = None, None, 0
-    bar = _progress(range(1, epochs + 1), progress, description)
+    first_epoch, seconds_before = 1, 0.0
+    settings = dict(epochs=int(epochs), lr=float(lr), weight_decay=float(weight_decay), metric=metric)
+    if checkpoint is not None and os.path.exists(checkpoint):
+        saved = ckpt.load_checkpoint(checkpoint, "fine-tuning")
+        ckpt.check_matches(saved, checkpoint, **settings)
+        model.load_state_dict(saved["model"])
+        optimizer.load_state_dict(saved["optimizer"])
+        history = {k: [float(v) for v in saved["history"][k]] for k in history}
+        best_epoch = int(saved["best_epoch"])
+        if best_epoch:
+            best_valid = float(saved["best_valid"])
+            best_state = {k: v.clone() for k, v in saved["best_state"].items()}
+        ckpt.set_sampan_rng_state(saved["sampan_rng"])
+        ckpt.set_loader_rng_state(train_loader, saved.get("loader_rng"))
+        first_epoch, seconds_before = int(saved["epoch"]) + 1, float(saved["seconds"])
+    bar = _progress(range(first_epoch, epochs + 1), progress, description)
     start = time.perf_counter()
     for epoch in bar:
         loss = train_epoch(model, train_loader, optimizer, classification, max_batches)
@@ -112,6 +134,17 @@ def finetune(model, train_loader, valid_loader, test_loader=None, epochs=100, lr
             best_state = {k: v.clone() for k, v in model.state_dict().items()}
         if hasattr(bar, "set_postfix"):
             bar.set_postfix(loss=f"{loss:.4f}", valid=f"{valid:.4f}", best=f"{best_valid if best_valid is not None else float('nan'):.4f}")
+        if checkpoint is not None and (epoch % max(int(checkpoint_every), 1) == 0 or epoch == epochs):
+            payload = dict(settings, epoch=epoch, model=model.state_dict(), optimizer=optimizer.state_dict(),
+                           history=history, best_epoch=best_epoch,
+                           best_valid=float(best_valid) if best_valid is not None else float("nan"),
+                           sampan_rng=ckpt.sampan_rng_state(), seconds=seconds_before + time.perf_counter() - start)
+            if best_state is not None:
+                payload["best_state"] = best_state
+            loader_state = ckpt.loader_rng_state(train_loader)
+            if loader_state is not None:
+                payload["loader_rng"] = loader_state
+            ckpt.save_checkpoint(checkpoint, payload)
         if on_epoch is not None:
             on_epoch(epoch, {"train_loss": loss, "valid": valid, "test": test})
     if best_state is not None:
@@ -119,11 +152,12 @@ def finetune(model, train_loader, valid_loader, test_loader=None, epochs=100, lr
     return {"metric": metric, "history": history, "best_epoch": best_epoch,
             "valid": history["valid"][best_epoch - 1] if best_epoch else float("nan"),
             "test": history["test"][best_epoch - 1] if best_epoch else float("nan"),
-            "seconds": time.perf_counter() - start}
+            "seconds": seconds_before + time.perf_counter() - start}
 
 
 def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1e-3, metric="roc_auc",
-                   encoder_state=None, progress=False, max_batches=None, keep_best_model=True):
+                   encoder_state=None, progress=False, max_batches=None, keep_best_model=True,
+                   checkpoint_dir=None, checkpoint_every=5):
     """Runs `finetune` once per seed and summarizes test (and validation) at the best-validation
     epoch as mean and standard deviation (population std, as Hu et al.'s parse script with numpy).
 
@@ -131,17 +165,14 @@ def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1
     the seed (Hu et al.'s scaffold split does not); the seed shuffles batches.
     model_config: keyword arguments of GraphModel (num_tasks, featurizer, num_layers, ...).
     encoder_state: a pretrained encoder's state dict, loaded before training.
+    checkpoint_dir: makes the runs resumable, one seed at a time: seed<k>.ckpt.h5 holds the
+    training state while seed k trains (see `finetune`), and once it finished its best weights;
+    seed<k>.json its result. A seed whose result exists is not trained again.
     Returns (summary dict, the model of the seed with the best validation score)."""
     runs, best_model, best_valid = [], None, None
     for seed in seeds:
-        sampan.manual_seed(int(seed))
-        model = GraphModel(**model_config)
-        if encoder_state is not None:
-            model.encoder.load_state_dict(encoder_state)
-        train_loader, valid_loader, test_loader = make_loaders(int(seed))
-        result = finetune(model, train_loader, valid_loader, test_loader, epochs, lr, metric=metric,
-                          progress=progress, description=f"seed {seed}", max_batches=max_batches)
-        result["seed"] = int(seed)
+        result, model = _run_seed(make_loaders, model_config, int(seed), epochs, lr, metric, encoder_state,
+                                  progress, max_batches, checkpoint_dir, checkpoint_every, keep_best_model)
         runs.append(result)
         if keep_best_model and _better(metric, result["valid"], best_valid):
             best_valid, best_model = result["valid"], model
@@ -152,6 +183,46 @@ def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1
                "valid_mean": float(np.mean(valids)), "valid_std": float(np.std(valids)),
                "runs": runs, "model": {k: (list(v) if isinstance(v, tuple) else v) for k, v in model_config.items()}}
     return summary, best_model
+
+
+def _run_seed(make_loaders, model_config, seed, epochs, lr, metric, encoder_state, progress, max_batches,
+              checkpoint_dir, checkpoint_every, keep_model):
+    """(result, model or None) of one seed, resumed or skipped when checkpoint_dir says so."""
+    from . import checkpoint as ckpt
+    result_path = ckpt_path = None
+    if checkpoint_dir is not None:
+        result_path = os.path.join(checkpoint_dir, f"seed{seed}.json")
+        ckpt_path = os.path.join(checkpoint_dir, f"seed{seed}.ckpt.h5")
+        finished = None
+        if os.path.exists(result_path):
+            with open(result_path) as f:
+                finished = json.load(f)
+        elif os.path.exists(ckpt_path):
+            saved = ckpt.load_checkpoint(ckpt_path, f"seed {seed}")
+            if saved.get("done"):  # killed after the final checkpoint, before the JSON
+                finished = json.loads(saved["result"])
+                ckpt.write_json_atomic(result_path, finished)
+        if finished is not None:
+            model = None
+            if keep_model and os.path.exists(ckpt_path):
+                model = GraphModel(**model_config)
+                model.load_state_dict(ckpt.load_checkpoint(ckpt_path, f"seed {seed}")["best_state"])
+            return finished, model
+    sampan.manual_seed(seed)
+    model = GraphModel(**model_config)
+    if encoder_state is not None:
+        model.encoder.load_state_dict(encoder_state)
+    train_loader, valid_loader, test_loader = make_loaders(seed)
+    result = finetune(model, train_loader, valid_loader, test_loader, epochs, lr, metric=metric,
+                      progress=progress, description=f"seed {seed}", max_batches=max_batches,
+                      checkpoint=ckpt_path, checkpoint_every=checkpoint_every)
+    result["seed"] = seed
+    if checkpoint_dir is not None:
+        # The training state is no longer needed: keep the best weights (the model holds them now).
+        ckpt.save_checkpoint(ckpt_path, {"done": True, "best_state": model.state_dict(),
+                                         "result": json.dumps(result, default=float)})
+        ckpt.write_json_atomic(result_path, result)
+    return result, model
 
 
 def save_model(model, path, extra=None):
@@ -206,11 +277,13 @@ def default_metric(dataset):
 
 def finetune_dataset(dataset, split="scaffold", seeds=(0, 1, 2), epochs=100, batch_size=32, lr=1e-3, metric=None,
                      num_layers=5, emb_dim=300, conv="gin", jk="last", pool="mean", dropout=0.5, encoder_path=None,
-                     progress=False, max_batches=None, eval_batch_size=256):
+                     progress=False, max_batches=None, eval_batch_size=256, checkpoint_dir=None, checkpoint_every=5,
+                     keep_best_model=True):
     """Hu et al.'s fine-tuning protocol on a MoleculeDataset (sampan.helix.data): split (the
     deterministic scaffold split by default; a seeded split uses seed 0 for every run so that all
     seeds see the same molecules), one run per seed, test at the best-validation epoch as mean +-
     std. encoder_path: a pretrained encoder (sampan helix pretrain) to start from.
+    checkpoint_dir: per-seed checkpoints and results that make the call resumable (finetune_seeds).
     Returns (summary dict, best model)."""
     from .split import split_dataset
     from .data import DataLoader
@@ -232,7 +305,8 @@ def finetune_dataset(dataset, split="scaffold", seeds=(0, 1, 2), epochs=100, bat
         return (DataLoader(train, batch_size, shuffle=True, seed=seed), DataLoader(valid, eval_batch_size),
                 DataLoader(test, eval_batch_size))
 
-    summary, best = finetune_seeds(loaders, config, seeds, epochs, lr, metric, encoder_state, progress, max_batches)
+    summary, best = finetune_seeds(loaders, config, seeds, epochs, lr, metric, encoder_state, progress, max_batches,
+                                   keep_best_model, checkpoint_dir, checkpoint_every)
     summary.update(split=split, split_sizes=[len(train), len(valid), len(test)], batch_size=batch_size,
                    molecules=len(dataset), tasks=dataset.num_tasks, featurizer=dataset.featurizer,
                    pretrained=None if encoder_path is None else {"path": str(encoder_path), "provenance": provenance},

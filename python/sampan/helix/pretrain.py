@@ -17,6 +17,7 @@ protocol in shared/reference/helix.md section 1.4):
 Encoders are saved with their config and provenance in HDF5 (sampan.save) and loaded back into
 GNNEncoder or into a GraphModel's encoder before fine-tuning.
 """
+import os
 import time
 
 import numpy as np
@@ -193,13 +194,33 @@ class ContextPrediction(nn.Module):
 
 # ---- drivers -------------------------------------------------------------------------------
 
-def pretrain(task_model, loader, epochs=1, lr=1e-3, progress=False, max_batches=None, on_epoch=None):
+def pretrain(task_model, loader, epochs=1, lr=1e-3, progress=False, max_batches=None, on_epoch=None,
+             checkpoint=None, checkpoint_every=1):
     """Trains a self-supervised task model (AttributeMasking or ContextPrediction) with Adam;
-    returns the history of mean loss and accuracy per epoch and the wall time."""
+    returns the history of mean loss and accuracy per epoch and the wall time.
+
+    checkpoint: a file path; every `checkpoint_every` epochs (and after the last) the task
+    model, the optimizer, the history and the random streams (sampan's, the task's masking or
+    center choice, the loader's shuffling) are written there, and a run that finds the file
+    continues from it with the result of an uninterrupted run."""
+    from . import checkpoint as ckpt
     optimizer = sampan.optim.Adam(task_model.parameters(), lr=lr)
     history = {"loss": [], "accuracy": []}
-    start, molecules = time.perf_counter(), 0
-    for epoch in _progress(range(1, epochs + 1), progress, type(task_model).__name__):
+    first_epoch, seconds_before, molecules = 1, 0.0, 0
+    settings = dict(epochs=int(epochs), lr=float(lr), task=type(task_model).__name__)
+    if checkpoint is not None and os.path.exists(checkpoint):
+        saved = ckpt.load_checkpoint(checkpoint, "pretraining")
+        ckpt.check_matches(saved, checkpoint, **settings)
+        task_model.load_state_dict(saved["model"])
+        optimizer.load_state_dict(saved["optimizer"])
+        history = {k: [float(v) for v in saved["history"][k]] for k in history}
+        ckpt.set_sampan_rng_state(saved["sampan_rng"])
+        ckpt.set_loader_rng_state(loader, saved.get("loader_rng"))
+        if hasattr(task_model, "rng"):
+            ckpt.set_numpy_rng_state(task_model.rng, saved["task_rng"])
+        first_epoch, seconds_before, molecules = int(saved["epoch"]) + 1, float(saved["seconds"]), int(saved["molecules"])
+    start = time.perf_counter()
+    for epoch in _progress(range(first_epoch, epochs + 1), progress, type(task_model).__name__):
         task_model.train()
         losses, accuracies = [], []
         for b, batch in enumerate(loader):
@@ -218,9 +239,19 @@ def pretrain(task_model, loader, epochs=1, lr=1e-3, progress=False, max_batches=
             molecules += batch.num_graphs
         history["loss"].append(float(np.mean(losses)) if losses else float("nan"))
         history["accuracy"].append(float(np.mean(accuracies)) if accuracies else float("nan"))
+        if checkpoint is not None and (epoch % max(int(checkpoint_every), 1) == 0 or epoch == epochs):
+            payload = dict(settings, epoch=epoch, model=task_model.state_dict(), optimizer=optimizer.state_dict(),
+                           history=history, sampan_rng=ckpt.sampan_rng_state(), molecules=molecules,
+                           seconds=seconds_before + time.perf_counter() - start)
+            if hasattr(task_model, "rng"):
+                payload["task_rng"] = ckpt.numpy_rng_state(task_model.rng)
+            loader_state = ckpt.loader_rng_state(loader)
+            if loader_state is not None:
+                payload["loader_rng"] = loader_state
+            ckpt.save_checkpoint(checkpoint, payload)
         if on_epoch is not None:
             on_epoch(epoch, {"loss": history["loss"][-1], "accuracy": history["accuracy"][-1]})
-    seconds = time.perf_counter() - start
+    seconds = seconds_before + time.perf_counter() - start
     return {"history": history, "seconds": seconds, "molecules_per_second": molecules / max(seconds, 1e-9)}
 
 

@@ -53,6 +53,8 @@ def add_finetune_parser(subparsers):
     p.add_argument("--pretrained", default=None, help="encoder HDF5 written by `sampan helix pretrain`")
     p.add_argument("--out", default="finetune_metrics.json", help="metrics JSON (default finetune_metrics.json)")
     p.add_argument("--model-out", default=None, help="best model HDF5 (default: next to --out, .h5)")
+    p.add_argument("--checkpoint-dir", default=None,
+                   help="resumable: per-seed checkpoints and results here; rerun the command to continue")
     _model_arguments(p, dropout=0.5)
     p.set_defaults(run=run_finetune)
     return p
@@ -70,6 +72,8 @@ def add_pretrain_parser(subparsers):
     p.add_argument("--init", default=None, help="start from this encoder (e.g. supervised after attr_mask)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default="encoder.h5", help="encoder HDF5 (default encoder.h5)")
+    p.add_argument("--checkpoint", default=None,
+                   help="resumable (attr_mask, context_pred): training state after every epoch; rerun to continue")
     _model_arguments(p, dropout=0.0)
     p.set_defaults(run=run_pretrain)
     return p
@@ -119,7 +123,7 @@ def _finetune(args):
     summary, best = finetune_dataset(dataset, args.split, args.seeds, args.epochs, args.batch_size, args.lr,
                                      args.metric, args.layers, args.emb_dim, args.conv, args.jk, args.pool,
                                      args.dropout, args.pretrained, progress=not args.no_progress,
-                                     max_batches=args.max_batches)
+                                     max_batches=args.max_batches, checkpoint_dir=args.checkpoint_dir)
     summary["dataset"] = os.path.abspath(args.dataset)
     summary["seconds"] = time.perf_counter() - start
     model_out = args.model_out or os.path.splitext(args.out)[0] + ".h5"
@@ -172,7 +176,8 @@ def _pretrain(args):
     else:
         task = (pt.AttributeMasking(encoder, args.mask_rate, args.seed) if args.task == "attr_mask"
                 else pt.ContextPrediction(encoder, args.context_size, seed=args.seed))
-        result = pt.pretrain(task, loader, args.epochs, args.lr, progress, args.max_batches, on_epoch=report)
+        result = pt.pretrain(task, loader, args.epochs, args.lr, progress, args.max_batches, on_epoch=report,
+                             checkpoint=args.checkpoint)
     provenance = {"task": args.task, "dataset": os.path.abspath(args.dataset), "molecules": len(dataset),
                   "epochs": args.epochs, "batch_size": args.batch_size, "lr": args.lr, "seed": args.seed,
                   "init": args.init or "", "history": result["history"]}
