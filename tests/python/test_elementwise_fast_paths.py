@@ -64,3 +64,27 @@ def test_gradients_through_scalar_operands():
     x = sp.tensor(np.array([1.0, -2.0, 3.0]), requires_grad=True)
     ((x * 2.5 + 1.0) ** 2).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 2 * (2.5 * np.array([1.0, -2.0, 3.0]) + 1.0) * 2.5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_gradient_in_one_pass_and_differentiable_again(dtype):
+    # relu's vjp is core::relu_backward (grad where x > 0): the same numbers as the comparison
+    # and select it replaced, in place or not, and a second derivative through it.
+    rng = np.random.default_rng(2)
+    a = rng.normal(size=(50, 30)).astype(dtype)
+    a[0, :3] = [0.0, -0.0, np.nan]
+    g = rng.normal(size=a.shape).astype(dtype)
+    want = np.where(a > 0, g, 0).astype(dtype)
+    for inplace in (False, True):
+        x = sp.tensor(a, requires_grad=True)
+        y = sp.relu_(x * 1.0) if inplace else sp.relu(x)
+        y.backward(sp.tensor(g))
+        np.testing.assert_array_equal(x.grad.numpy(), want)
+    np.testing.assert_array_equal(sp.ops.core.relu_backward(sp.tensor(a), sp.tensor(g)).numpy(), want)
+    # d/dv of sum(w * relu'(x) v) is w * (x > 0): the gradient of the gradient
+    x = sp.tensor(a)
+    v = sp.tensor(g, requires_grad=True)
+    w = rng.normal(size=a.shape).astype(dtype)
+    (gx,) = sp.grad([(sp.relu(x.requires_grad_(True)) * v).sum()], [x], create_graph=True)
+    (gv,) = sp.grad([(gx * sp.tensor(w)).sum()], [v])
+    np.testing.assert_array_equal(gv.numpy(), np.where(a > 0, w, 0).astype(dtype))

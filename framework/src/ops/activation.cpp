@@ -1,5 +1,6 @@
 // sampan: activation functions (core::sigmoid, relu, gelu, silu, softplus, clamp and the
-// in-place relu_, clamp_). Same dtype rules and vjp conventions as unary.cpp.
+// in-place relu_, clamp_; relu_backward, relu's gradient in one pass). Same dtype rules and vjp
+// conventions as unary.cpp.
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -22,10 +23,17 @@ struct Gelu {
 };
 struct Silu { template <class T> T operator()(T v) const { return v / (T(1) + std::exp(-v)); } };
 
-Grads relu_vjp(const VjpContext& c) {
-  Tensor x = c.input(0), g = c.grad_output(0);
-  return {where(gt(x, scalar_like(0.0, x)), g, scalar_like(0.0, g))};
+// grad where x > 0, else 0 (NaN in x passes no gradient, as where(x > 0, g, 0) did).
+struct ReluBackward { template <class T> T operator()(T x, T g) const { return x > T(0) ? g : T(0); } };
+
+Tensor relu_backward(const Tensor& x, const Tensor& g) {
+  static OpHandle op("core::relu_backward");
+  return op(x, g)[0];
 }
+
+// One pass (core::relu_backward) instead of a comparison into a bool tensor and a select: relu's
+// gradient runs once per layer and training step over the widest activations.
+Grads relu_vjp(const VjpContext& c) { return {relu_backward(c.input(0), c.grad_output(0))}; }
 
 // ---- clamp: NaN bounds mean "no bound" (the C++ API maps std::nullopt to NaN) ----
 
@@ -172,6 +180,31 @@ SAMPAN_OP(core, clamp_)
     .dtypes(detail::kRealDTypes)
     .cpu([](const Tensor& x, double min, double max, Tensor& out) { clamp_kernel("core::clamp_", x, min, max, out); })
     .vjp(clamp_vjp);
+
+SAMPAN_OP(core, relu_backward)
+    .doc("relu's gradient: grad where x > 0, else 0 (x and grad broadcast, dtypes promoted). "
+         "Differentiable again: d/dgrad is relu_backward(x, .), d/dx is 0 almost everywhere.")
+    .args("x", "grad")
+    .outputs("out")
+    .shape([](const TensorSpec& x, const TensorSpec& g) {
+      detail::check_dtype(is_integral(x.dtype) || is_floating(x.dtype), "x", x.dtype, "an integer or real floating type");
+      detail::check_dtype(is_integral(g.dtype) || is_floating(g.dtype), "grad", g.dtype, "an integer or real floating type");
+      return detail::broadcast_spec(x, g);
+    })
+    .dtypes(detail::kRealDTypes)
+    .cpu([](const Tensor& x, const Tensor& g, Tensor& out) {
+      if (detail::is_half(out.dtype())) {  // float16/bfloat16 compute in float32, stored rounded
+        copy_(out, relu_backward(cast(x, DType::Float32), cast(g, DType::Float32)));
+        return;
+      }
+      Tensor xc = x.dtype() == out.dtype() ? x : cast(x, out.dtype());
+      Tensor gc = g.dtype() == out.dtype() ? g : cast(g, out.dtype());
+      visit_real(out.dtype(), "core::relu_backward", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        detail::binary_loop<T, T>(xc, gc, out, ReluBackward{});
+      });
+    })
+    .vjp([](const VjpContext& c) -> Grads { return {Tensor(), relu_backward(c.input(0), c.grad_output(0))}; });
 
 SAMPAN_UNARY_API(sigmoid)
 SAMPAN_UNARY_API(relu)

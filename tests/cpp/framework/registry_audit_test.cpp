@@ -63,6 +63,7 @@ const std::map<std::string, Sample>& samples() {
       {"core::sqrt_", [] { return std::vector<Values>{{f64({2, 3})}}; }},
       {"core::sigmoid", [] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; }},
       {"core::relu", [] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; }},
+      {"core::relu_backward", [] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31), f64({2, 3}, 0.2, 0.4)}, {f64({2, 3}, -1.0, 0.31), f64({3}, 0.2, 0.4)}}; }},
       {"core::relu_", [] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; }},
       {"core::gelu", [] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; }},
       {"core::silu", [] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; }},
