@@ -60,6 +60,15 @@ def load_checkpoint(path, what):
     return payload
 
 
+def restore_training(payload, model, optimizer, history_keys):
+    """Puts the model, the optimizer and sampan's random stream back as saved; returns the
+    history lists (one per key). Shared by fine-tuning and pretraining."""
+    model.load_state_dict(payload["model"])
+    optimizer.load_state_dict(payload["optimizer"])
+    set_sampan_rng_state(payload["sampan_rng"])
+    return {k: [float(v) for v in payload["history"][k]] for k in history_keys}
+
+
 def check_matches(payload, path, **expected):
     """Raises a ValueError naming the field when a checkpoint was written by a run with other
     settings (resuming it would silently mix two protocols)."""

@@ -110,14 +110,11 @@ def finetune(model, train_loader, valid_loader, test_loader=None, epochs=100, lr
     if checkpoint is not None and os.path.exists(checkpoint):
         saved = ckpt.load_checkpoint(checkpoint, "fine-tuning")
         ckpt.check_matches(saved, checkpoint, **settings)
-        model.load_state_dict(saved["model"])
-        optimizer.load_state_dict(saved["optimizer"])
-        history = {k: [float(v) for v in saved["history"][k]] for k in history}
+        history = ckpt.restore_training(saved, model, optimizer, history)
         best_epoch = int(saved["best_epoch"])
         if best_epoch:
             best_valid = float(saved["best_valid"])
             best_state = {k: v.clone() for k, v in saved["best_state"].items()}
-        ckpt.set_sampan_rng_state(saved["sampan_rng"])
         ckpt.set_loader_rng_state(train_loader, saved.get("loader_rng"))
         first_epoch, seconds_before = int(saved["epoch"]) + 1, float(saved["seconds"])
     bar = _progress(range(first_epoch, epochs + 1), progress, description)

@@ -211,10 +211,7 @@ def pretrain(task_model, loader, epochs=1, lr=1e-3, progress=False, max_batches=
     if checkpoint is not None and os.path.exists(checkpoint):
         saved = ckpt.load_checkpoint(checkpoint, "pretraining")
         ckpt.check_matches(saved, checkpoint, **settings)
-        task_model.load_state_dict(saved["model"])
-        optimizer.load_state_dict(saved["optimizer"])
-        history = {k: [float(v) for v in saved["history"][k]] for k in history}
-        ckpt.set_sampan_rng_state(saved["sampan_rng"])
+        history = ckpt.restore_training(saved, task_model, optimizer, history)
         ckpt.set_loader_rng_state(loader, saved.get("loader_rng"))
         if hasattr(task_model, "rng"):
             ckpt.set_numpy_rng_state(task_model.rng, saved["task_rng"])
