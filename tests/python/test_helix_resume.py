@@ -211,3 +211,12 @@ def test_table1_killed_with_sigkill_and_rerun_gives_the_uninterrupted_results(tm
     assert "| bbbp |" in table and "| bace |" in table
     summary = json.loads((out / "none_bbbp.json").read_text())
     assert summary["seeds"] == [0, 1]
+
+
+def test_checkpoint_dir_that_is_a_file_is_a_clear_error(tmp_path):
+    from sampan.helix.finetune import finetune_seeds
+    not_a_dir = tmp_path / "ckpt.h5"
+    not_a_dir.write_text("garbage")
+    with pytest.raises(ValueError, match="exists and is not a directory"):
+        finetune_seeds(lambda seed: None, {}, seeds=[0], checkpoint_dir=str(not_a_dir))
+    assert not_a_dir.read_text() == "garbage"  # the user's file is left alone

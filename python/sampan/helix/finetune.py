@@ -166,6 +166,9 @@ def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1
     training state while seed k trains (see `finetune`), and once it finished its best weights;
     seed<k>.json its result. A seed whose result exists is not trained again.
     Returns (summary dict, the model of the seed with the best validation score)."""
+    if checkpoint_dir is not None and os.path.exists(checkpoint_dir) and not os.path.isdir(checkpoint_dir):
+        raise ValueError(f"checkpoint_dir {checkpoint_dir}: exists and is not a directory (it holds one "
+                         "seed<k>.ckpt.h5 and seed<k>.json per seed)")
     runs, best_model, best_valid = [], None, None
     for seed in seeds:
         result, model = _run_seed(make_loaders, model_config, int(seed), epochs, lr, metric, encoder_state,
