@@ -291,7 +291,14 @@ def test_measure_to_from_python_and_its_errors():
 
 # ---- malformed programs: every error names the line and the column ----------------------------------
 BAD = [
-    ("if (c==1) measure q[0] -> c[0];", "line 5, column 11", "a classically controlled measure is not supported"),
+    ("if (c==1) if (c==0) x q[0];", "line 5, column 11", "'if' cannot follow 'if'"),
+    ("if (c==1) barrier q;", "line 5, column 11", "'barrier' cannot be classically controlled"),
+    ("if (c==1) measure q[0] c[0];", "line 5, column 24", "expected '->'"),
+    ("if (c==1) measure q -> c[1];", "line 5, column 11", "2 qubit(s) into 1 bit(s)"),
+    ("if (c==1) reset r[0];", "line 5, column 17", "unknown quantum register 'r'"),
+    ("if (q==1) x q[0];", "line 5, column 5", "'q' is a qreg"),
+    ("if (c==1) measure q[0] -> c[5];", "line 5, column 29", "bit c[5] is out of range"),
+    ("if (c==1) x q[0]", "line 5, column 17", "expected ';'"),
     ("if (d==1) x q[0];", "line 5, column 5", "unknown classical register 'd'"),
     ("if (c=1) x q[0];", "line 5, column 6", "unexpected character '='"),
     ("if (c 1) x q[0];", "line 5, column 7", "expected '=='"),

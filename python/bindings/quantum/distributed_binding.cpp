@@ -1,6 +1,7 @@
 // sampan Python bindings of the distributed circuit runner (sampan/quantum/distributed.h): used by
 // `sampan quantum run` under mpirun. MPI is initialised on the first call, not at import.
 #include <cstring>
+#include <tuple>
 
 #include "bindings.h"
 #include "sampan/ops.h"
@@ -46,6 +47,38 @@ void init_quantum_distributed(py::module_& m) {
         py::arg("chunk_amps") = 0, py::arg("use_mpi") = true,
         "Runs a circuit over all MPI ranks (one rank without MPI, or with use_mpi=False: no MPI call); see sampan/quantum/distributed.h. Returns "
         "{rank, size, expectation, counts [(index, shots)] (rank 0), state (rank 0, when gather_state)}.");
+  m.def("quantum_run_measured_circuit",
+        [](int64_t n, const std::vector<int64_t>& circuit, const std::vector<double>& params,
+           const std::vector<double>& constants, int64_t n_clbits, const std::vector<std::pair<int64_t, int64_t>>& terminal,
+           const std::vector<std::tuple<int64_t, int64_t, std::vector<int64_t>>>& mid,
+           const std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t>>& conditions, int64_t shots,
+           uint64_t seed, int64_t chunk_amps, bool use_mpi) {
+          std::vector<quantum::MidMeasurement> mids;
+          for (const auto& [gate, qubit, bits] : mid) mids.push_back({gate, qubit, bits});
+          std::vector<quantum::ClassicalCondition> conds;
+          for (const auto& [b, e, off, nb, v] : conditions) conds.push_back({b, e, off, nb, v});
+          quantum::MeasuredRun run;
+          {
+            py::gil_scoped_release no_gil;
+            run = quantum::run_measured_circuit(n, circuit, params, constants, n_clbits, terminal, mids, conds, shots,
+                                                seed, chunk_amps, use_mpi);
+          }
+          py::dict out;
+          out["rank"] = run.rank;
+          out["size"] = run.size;
+          out["register_counts"] = run.register_counts;
+          out["counts"] = run.counts;
+          out["branches"] = run.branches;
+          return out;
+        },
+        py::arg("n_qubits"), py::arg("circuit"), py::arg("params"), py::arg("constants"), py::arg("n_clbits"),
+        py::arg("terminal"), py::arg("mid_measurements"), py::arg("conditions"), py::arg("shots"), py::arg("seed") = 0,
+        py::arg("chunk_amps") = 0, py::arg("use_mpi") = true,
+        "Shots of a circuit with mid-circuit measurements, resets and conditions on the (distributed) state vector by "
+        "shot branching (sampan/quantum/distributed.h: run_measured_circuit). terminal: [(qubit, clbit)]; "
+        "mid_measurements: [(gate, qubit, clbits)]; conditions: [(gate_begin, gate_end, clbit_offset, n_bits, value)]. "
+        "Returns {rank, size, register_counts [(bits, shots)] with character b = classical bit b (rank 0), "
+        "counts [(basis index, shots)] (rank 0), branches}.");
 }
 
 }  // namespace

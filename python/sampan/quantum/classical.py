@@ -11,17 +11,24 @@
   P1 rho P1 on that qubit (a Kraus channel, so the circuit then runs on density matrices, where
   it is exact), and ``counts()`` branches on its outcomes.
 * ``with c.condition("m", 1): c.x(2)`` makes gates classically controlled (OpenQASM's
-  ``if (m == 1) x q[2];``): they run only where the register holds the value. Measurements into
-  the register recorded before become mid-circuit. Such a circuit has no single state, so
+  ``if (m == 1) x q[2];``): they run only where the register holds the value, read once when the
+  block starts. Measurements into the register recorded before become mid-circuit. Inside the
+  block, ``measure_to`` is a mid-circuit measurement made only there (into bits of other
+  registers) and ``reset(q)`` a reset made only there. Such a circuit has no single state, so
   ``_encode`` (state, expectation, density matrix) refuses it; ``counts()`` follows the branches.
 * ``c.counts(shots, seed)`` returns Qiskit-style counts: the key lists every classical register,
   the LAST declared first, separated by spaces, each with its bit 0 as the last character
   (Qiskit's ``get_counts()`` format); bits never written read 0.
 
-Counts with mid-circuit measurements (and conditions) are exact: the density matrix is followed
-along every branch of outcomes (probabilities from ``quantum::probabilities``, the normalised post-measurement
-state from ``quantum::measure``), shots are split between the final branches by a seeded
-multinomial draw, and each branch's terminal measurements are sampled from its own state.
+Counts with mid-circuit measurements, resets and conditions take one of two paths (both exact in
+distribution, see ``counts``): without noise, shot branching on pure states in C++
+(run_measured_circuit in sampan/quantum/distributed.h: the shots travel together and split at
+each random outcome; the same code and draws as ``sampan quantum run`` and
+``sampan.quantum.distributed.run``, distributed under mpirun); with noise, the density matrix
+followed along every branch of outcomes (probabilities from ``quantum::probabilities``, the
+normalised post-measurement state from ``quantum::measure``), shots split between the final
+branches by a seeded multinomial draw, and each branch's terminal measurements sampled from its
+own state.
 """
 import numbers
 import re
@@ -29,6 +36,8 @@ import re
 import numpy as np
 
 import sampan as sp
+
+from .noise import CHANNEL_OPCODES as _CHANNELS
 
 _P0 = np.array([[1, 0], [0, 0]], dtype=np.complex128)
 _P1 = np.array([[0, 0], [0, 1]], dtype=np.complex128)
@@ -130,8 +139,6 @@ class ClassicalMixin:
         """Measures each of `qubits` (an index, a list or 'full') into the classical bit of the same
         position in `clbits` (default: the same indices; a register 'c' of n_qubits bits is declared
         when there is none). See the module docstring for terminal and mid-circuit measurements."""
-        if self._open_condition is not None:
-            raise ValueError("Circuit.measure_to: a classically controlled measurement is not supported")
         qs = self._select(qubits, "measure_to")
         if clbits is None:
             if not self._cregs:
@@ -144,9 +151,31 @@ class ClassicalMixin:
             if isinstance(b, bool) or not isinstance(b, numbers.Integral) or not 0 <= b < self.n_clbits:
                 raise IndexError(f"Circuit.measure_to: classical bit {b!r} is out of range: the registers "
                                  f"{self._cregs} hold {self.n_clbits} bits")
+        if self._open_condition is not None:
+            for q, b in zip(qs, bs):
+                self._conditional_measurement(int(q), int(b))
+            return self
         for q, b in zip(qs, bs):
             self._terminal[int(b)] = int(q)
         return self
+
+    def _conditional_measurement(self, q, b):
+        """measure_to inside a condition: made where it stands (a mid-circuit measurement inside the
+        conditional range), since only the branches where the condition holds make it."""
+        begin, off, n, _ = self._open_condition
+        if off <= b < off + n:
+            raise ValueError(f"Circuit.measure_to: classical bit {b} belongs to the register the open condition "
+                             "reads; a condition reads its register once, so it cannot also write it (end the "
+                             "condition first, or write the measurement as OpenQASM's one-statement if)")
+        if b in self._terminal:  # measured before into b: that outcome is overwritten only in some branches
+            if len(self._gates) != begin:
+                raise ValueError(f"Circuit.measure_to: classical bit {b} holds a pending measurement, which must be "
+                                 "made before the condition: measure into it after the condition, or start the "
+                                 "condition with this measurement")
+            self._before_gate([self._terminal[b]])
+        self._before_gate([q])
+        self._mid.append((len(self._gates), q, [b]))
+        self.kraus_repr([_P0, _P1], q)
 
     def _before_gate(self, qubits):
         """Called by _add before a gate on `qubits`: their pending measurements become mid-circuit."""
@@ -157,8 +186,10 @@ class ClassicalMixin:
             if self._open_condition is not None and self._open_condition[0] == len(self._gates):
                 self._open_condition[0] += 1  # the measurement itself is not conditional
             elif self._open_condition is not None:
-                raise ValueError(f"Circuit: qubit {q} was measured inside a condition's gates; measure it before "
-                                 "the condition")
+                raise ValueError(f"Circuit: qubit {q} has a measurement pending from before the condition, and a "
+                                 "gate inside the condition (not its first) touches it: that measurement must be "
+                                 "made before the condition; touch the qubit first thing in the condition, or "
+                                 "before it")
             for b in bits:
                 del self._terminal[b]
             self._mid.append((len(self._gates), int(q), bits))
@@ -186,14 +217,55 @@ class ClassicalMixin:
             out[key] = out.get(key, 0) + k
         return dict(sorted(out.items()))
 
-    def counts(self, shots, seed=None):
+    def reset(self, qubits):
+        """Resets each selected qubit to |0> (OpenQASM's reset; the reset channel with (p0, p1) = (1, 0))."""
+        return self.reset_channel((1.0, 0.0), qubits)
+
+    def _state_vector_runnable(self):
+        """Whether every channel is a mid-circuit measurement or a reset to |0> with fixed numbers:
+        then the circuit's shots run on pure states (run_measured_circuit)."""
+        mids = {g for g, _, _ in self._mid}
+        for k, (name, _, refs) in enumerate(self._gates):
+            if name == "kraus_repr" and k in mids:
+                continue
+            if name == "reset_channel" and all(r[0] == "const" for r in refs) and \
+                    [self._constants[r[1]] for r in refs] == [1.0, 0.0]:
+                continue
+            if name in _CHANNELS:
+                return False
+        return True
+
+    def _measured_program(self):
+        """(params, encoding, constants, n_clbits, terminal [(qubit, clbit)], mids, conditions) for
+        sp._C.quantum_run_measured_circuit."""
+        params, enc, consts = self._encode(detached=True)
+        return ([float(v) for v in params.numpy().reshape(-1)], enc, consts, self.n_clbits,
+                [(q, b) for b, q in sorted(self._terminal.items())],
+                [(g, q, list(bits)) for g, q, bits in self._mid], [tuple(k) for k in self._conditions])
+
+    def counts(self, shots, seed=None, method="auto"):
         """{classical-register key: count} over `shots` runs (see the module docstring for the key).
-        seed: an int for reproducible counts."""
+        seed: an int for reproducible counts. method: 'statevector' runs the shots on pure states
+        by shot branching (C++ run_measured_circuit, the same code and draws as `sampan quantum run`
+        and sampan.quantum.distributed.run, in one process here); 'density_matrix' follows every
+        branch of outcomes on density matrices exactly and splits the shots by a multinomial draw;
+        'auto' takes 'statevector' for a circuit with mid-circuit measurements, resets or
+        conditions and no other channel, 'density_matrix' when it has noise, and samples the final
+        state directly when it only has terminal measurements. The methods agree in distribution,
+        not shot for shot."""
         if isinstance(shots, bool) or not isinstance(shots, numbers.Integral) or shots < 0:
             raise ValueError(f"Circuit.counts: shots must be a non-negative integer, got {shots!r}")
+        if method not in ("auto", "statevector", "density_matrix"):
+            raise ValueError(f"Circuit.counts: method is 'auto', 'statevector' or 'density_matrix', got {method!r}")
         if not self._terminal and not self._mid and not self._conditions:
             raise ValueError("Circuit.counts: the circuit records no measurement (measure_to); use sample() "
                              "for outcomes of qubits")
+        if method == "statevector" or (method == "auto" and self._state_vector_runnable() and
+                                       (self._mid or self._conditions or self.has_channels)):
+            if not self._state_vector_runnable():
+                raise ValueError("Circuit.counts: method='statevector' runs only measurements and resets as channels; "
+                                 "this circuit has noise: use method='density_matrix'")
+            return self._counts_state_vector(int(shots), seed)
         if not self._mid and not self._conditions:
             branches = [(1.0, None, {})]
         else:
@@ -223,6 +295,22 @@ class ClassicalMixin:
                 out[key] = out.get(key, 0) + 1
         return dict(sorted(out.items()))
 
+    def _counts_state_vector(self, shots, seed, use_mpi=False):
+        if seed is None:
+            seed = int(np.random.default_rng().integers(2 ** 62))
+        params, enc, consts, n_clbits, terminal, mids, conditions = self._measured_program()
+        r = sp._C.quantum_run_measured_circuit(self.n_qubits, enc, params, consts, n_clbits, terminal, mids,
+                                               conditions, shots, int(seed), use_mpi=use_mpi)
+        return self._register_keys(r["register_counts"])
+
+    def _register_keys(self, bit_counts):
+        """Qiskit keys from [(bits with character b = classical bit b, count)]."""
+        out = {}
+        for bits, k in bit_counts:
+            key = self._key({b: int(ch) for b, ch in enumerate(bits)})
+            out[key] = out.get(key, 0) + int(k)
+        return dict(sorted(out.items()))
+
     def _sample_outcomes(self, state, qubits, shots, seed, generator):
         from .noise import DensityMatrix
         return DensityMatrix._sample(state, qubits, shots, seed, generator, "outcomes").numpy().tolist()
@@ -240,44 +328,58 @@ class ClassicalMixin:
 
     def _branches(self):
         """[(probability, final density matrix, {clbit: bit} of the mid-circuit outcomes)]:
-        the density matrix followed through every branch of mid-circuit outcomes; a conditional
-        range of gates is applied in the branches whose register holds its value."""
+        the density matrix followed through every branch of mid-circuit outcomes. A conditional
+        range reads its register when it starts; in the branches where it holds, its gates and
+        channels are applied and its measurements split the branch."""
         from .noise import DensityMatrix
         dim = 2 ** self.n_qubits
         rho0 = np.zeros((dim, dim), dtype=np.complex128)
         rho0[0, 0] = 1
-        branches = [(1.0, sp.tensor(rho0), {})]
-        events = sorted([(g, 0, (q, bits)) for g, q, bits in self._mid] +
-                        [(b, 1, (e, off, n, v)) for b, e, off, n, v in self._conditions])
+        branches = [[1.0, sp.tensor(rho0), {}, True]]  # [weight, rho, clbit values, condition holds]
+        n_gates = len(self._gates)
+        mids = {g: (q, bits) for g, q, bits in self._mid}
+        condition_at = {}
+        for b, e, off, n, v in self._conditions:
+            for g in range(b, e):
+                condition_at[g] = (b, off, n, v)
+        stops = sorted(set(mids) | {g + 1 for g in mids} | {b for b, _, _, _, _ in self._conditions} |
+                       {e for _, e, _, _, _ in self._conditions} | {n_gates})
 
         def run(rho, start, stop):
             seg = self._segment(start, stop)
             return DensityMatrix(rho).apply(seg).data.detach() if len(seg) else rho
 
-        start = 0
-        for gate, kind, info in events:
-            branches = [(w, run(rho, start, gate), v) for w, rho, v in branches]
-            if kind == 1:  # if (creg == value): gates [gate, end) where the register holds value
-                end, off, n, value = info
-                branches = [(w, run(rho, gate, end) if sum(v.get(off + i, 0) << i for i in range(n)) == value
-                             else rho, v) for w, rho, v in branches]
-                start = end
+        def register(values, off, n):
+            return sum(values.get(off + i, 0) << i for i in range(n))
+
+        g = 0
+        while g < n_gates:
+            cond = condition_at.get(g)
+            if cond is not None and cond[0] == g:  # the range starts: its register is read now
+                for br in branches:
+                    br[3] = register(br[2], cond[1], cond[2]) == cond[3]
+            live = [br for br in branches if cond is None or br[3]]
+            if g in mids:
+                q, bits = mids[g]
+                nxt = [br for br in branches if not (cond is None or br[3])]
+                for w, rho, values, holds in live:
+                    probs = sp.ops.quantum.probabilities(rho, [q]).numpy()
+                    for bit in (0, 1):
+                        if probs[bit] * w <= 1e-14:
+                            continue
+                        post, _ = sp.ops.quantum.measure(rho, [q], [bit])
+                        v = dict(values)
+                        for b in bits:
+                            v[b] = bit
+                        nxt.append([w * float(probs[bit]), post.detach(), v, holds])
+                if len(nxt) > _MAX_BRANCHES:
+                    raise ValueError(f"Circuit.counts: more than {_MAX_BRANCHES} branches of mid-circuit measurement "
+                                     "outcomes; use method='statevector'")
+                branches = nxt
+                g += 1
                 continue
-            q, bits = info
-            nxt = []
-            for w, rho, values in branches:
-                probs = sp.ops.quantum.probabilities(rho, [q]).numpy()
-                for bit in (0, 1):
-                    if probs[bit] * w <= 1e-14:
-                        continue
-                    post, _ = sp.ops.quantum.measure(rho, [q], [bit])
-                    v = dict(values)
-                    for b in bits:
-                        v[b] = bit
-                    nxt.append((w * float(probs[bit]), post.detach(), v))
-            if len(nxt) > _MAX_BRANCHES:
-                raise ValueError(f"Circuit.counts: more than {_MAX_BRANCHES} branches of mid-circuit measurement "
-                                 "outcomes")
-            branches = nxt
-            start = gate + 1  # skip the measurement channel: the branches measured selectively
-        return [(w, run(rho, start, len(self._gates)), v) for w, rho, v in branches]
+            stop = next(x for x in stops if x > g)
+            for br in live:
+                br[1] = run(br[1], g, stop)
+            g = stop
+        return [(w, rho, v) for w, rho, v, _ in branches]

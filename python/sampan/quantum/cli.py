@@ -10,9 +10,11 @@ writes files. The shots are seeded: the same outcomes for any number of ranks. O
 bitstrings with qubit n-1 leftmost (qubit 0 is the least significant bit, as in Qiskit).
 
 A circuit that measures (``creg`` and ``measure``) prints the counts of its classical registers
-instead, in Qiskit's key format (last register leftmost, bit 0 last). A circuit with ``reset``, a
-mid-circuit measurement or ``if`` runs on density matrices in one process (no --state-out, no
-mpirun; with ``if``, no --observable either).
+too, in Qiskit's key format (last register leftmost, bit 0 last). A circuit with ``reset``, a
+mid-circuit measurement or ``if`` (on gates, measure or reset) runs its shots by shot branching on
+the state vector, distributed under mpirun like any other (the same counts for any number of
+ranks); it has no single final state, so no --state-out, and its --observable is the expectation
+of its final density matrix, in one process (not under mpirun; not with ``if``).
 """
 import json
 import os
@@ -75,17 +77,14 @@ def _save_npy(path, array):
         raise
 
 
-def _run_density_matrix(circuit, hamiltonian, shots, seed):
-    """One process, density matrix: what run_distributed returns, without a state. A circuit with
-    classically controlled gates has no single state: only the register counts (by counts())."""
+def _density_matrix_expectation(circuit, hamiltonian):
+    """<H> of the final density matrix (one process): the mixture over mid-circuit outcomes. A
+    circuit with classically controlled gates has no single final state (its gates depend on the
+    branch): refused."""
     if circuit.classical_conditions:
-        if hamiltonian is not None:
-            raise ValueError("--observable: the circuit has classically controlled gates (if), so no single state "
-                             "to take an expectation value of")
-        return {"rank": 0, "size": 1, "expectation": None, "counts": {}, "state": None}
-    expectation = float(circuit.expectation(hamiltonian).item()) if hamiltonian is not None else None
-    counts = circuit.sample(shots, seed=seed) if shots else {}
-    return {"rank": 0, "size": 1, "expectation": expectation, "counts": counts, "state": None}
+        raise ValueError("--observable: the circuit has classically controlled gates (if), so no single state "
+                         "to take an expectation value of")
+    return float(circuit.expectation(hamiltonian).item())
 
 
 def _run(args):
@@ -115,24 +114,27 @@ def _run(args):
     if args.no_fusion:
         sp._C.quantum_set_fusion(False)
     measured = bool(circuit.measurements or circuit.mid_circuit_measurements)
+    branching = bool(circuit.mid_circuit_measurements or circuit.classical_conditions or circuit.has_channels)
     t0 = time.perf_counter()
     try:
-        if circuit.has_channels or circuit.classical_conditions:
-            if under_mpi_launcher():
-                return _error(f"{args.qasm}: reset and mid-circuit measurement run on a density matrix, which is "
-                              "not distributed: run it without mpirun")
+        if branching:
             if args.state_out:
-                return _error(f"{args.qasm}: with reset or a mid-circuit measurement the circuit has a density "
-                              "matrix, not a state vector: --state-out is not available")
-            result = _run_density_matrix(circuit, hamiltonian if args.observable else None, args.shots, args.seed)
+                return _error(f"{args.qasm}: with reset, a mid-circuit measurement or if the circuit has no single "
+                              "final state vector: --state-out is not available")
+            expectation = None
+            if args.observable:
+                if under_mpi_launcher():
+                    return _error(f"{args.qasm}: an expectation value of a circuit with reset or a mid-circuit "
+                                  "measurement needs its density matrix, which is not distributed: run the "
+                                  "--observable without mpirun")
+                expectation = _density_matrix_expectation(circuit, hamiltonian)
+            # The shots: shot branching on the (distributed) state vector.
+            result = run_distributed(circuit, None, shots=args.shots, seed=args.seed)
+            result["expectation"] = expectation
         else:
             result = run_distributed(circuit, hamiltonian if args.observable else None, shots=args.shots,
                                      seed=args.seed, gather_state=bool(args.state_out))
-        register_counts = None
-        if measured and args.shots and result["rank"] == 0:
-            register_counts = (circuit.counts(args.shots, seed=args.seed)
-                               if circuit.mid_circuit_measurements or circuit.classical_conditions
-                               else circuit.register_counts(result["counts"]))
+        register_counts = result["register_counts"] if measured and args.shots and result["rank"] == 0 else None
     except (RuntimeError, ValueError, IndexError, TypeError) as e:
         return _error(str(e))
     seconds = time.perf_counter() - t0

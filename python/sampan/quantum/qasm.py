@@ -18,9 +18,11 @@ broadcasting (``h q;``, ``cx a, b;``), ``barrier`` (ignored: it does not change 
 ``creg``, ``measure q[i] -> c[j]`` and ``measure q -> c`` (terminal measurements are recorded for
 ``counts()``; a measurement followed by a gate on that qubit is mid-circuit and runs on density
 matrices), ``reset`` (the reset channel, on density matrices; a reset of a qubit nothing has
-touched yet is dropped, it is already |0>), ``if (creg == n) gate;`` (classically controlled gates:
-the circuit then runs only in ``counts()``, which follows the branches; measurements into that
-creg before it become mid-circuit). A controlled measure or reset and ``opaque`` are refused.
+touched yet is dropped, it is already |0>), ``if (creg == n) qop;`` with qop a gate, ``measure``
+or ``reset`` (classically controlled: the circuit then runs only in ``counts()``, which follows
+the branches; measurements into that creg before it become mid-circuit, a controlled measurement
+is a mid-circuit one inside the condition; a broadcast statement gives one condition per
+instance, each reading the register when it runs, as Qiskit's reader does). ``opaque`` is refused.
 Every error is a ``ValueError`` naming the line and column.
 
 Export writes what the Circuit holds: native gates under qelib1.inc names (p -> u1, cp -> cu1,

@@ -233,4 +233,48 @@ std::vector<complex128> DistributedState::gather() const {
   return out;
 }
 
+std::pair<double, double> DistributedState::qubit_masses(int q) const {
+  double m0 = 0, m1 = 0;
+  const int64_t N = static_cast<int64_t>(local_.size());
+  const complex128* a = local_.data();
+  if (q >= n_local_) {  // a prefix qubit: this rank's whole chunk has one value of it
+    double m = 0;
+#pragma omp parallel for reduction(+ : m) if (uint64_t(N) >= kernels::kParallelAmps) schedule(static)
+    for (int64_t i = 0; i < N; ++i) m += std::norm(a[i]);
+    (rank_bit(q) ? m1 : m0) = m;
+  } else {
+    const uint64_t bit = uint64_t(1) << q;
+#pragma omp parallel for reduction(+ : m0, m1) if (uint64_t(N) >= kernels::kParallelAmps) schedule(static)
+    for (int64_t i = 0; i < N; ++i) {
+      const double p = std::norm(a[i]);
+      if (static_cast<uint64_t>(i) & bit) m1 += p;
+      else m0 += p;
+    }
+  }
+  const std::vector<double> all0 = comm_.allgather(m0), all1 = comm_.allgather(m1);
+  double s0 = 0, s1 = 0;
+  for (size_t r = 0; r < all0.size(); ++r) {
+    s0 += all0[r];
+    s1 += all1[r];
+  }
+  return {s0, s1};
+}
+
+void DistributedState::project(int q, int bit, double mass) {
+  SAMPAN_CHECK(mass > 0, ValueError, "quantum (distributed): outcome ", bit, " of qubit ", q,
+               " has probability 0; it cannot be projected on");
+  const complex128 scale = 1.0 / std::sqrt(mass);
+  const int64_t N = static_cast<int64_t>(local_.size());
+  complex128* a = local_.data();
+  if (q >= n_local_) {
+    const bool keep = rank_bit(q) == bit;
+#pragma omp parallel for if (uint64_t(N) >= kernels::kParallelAmps) schedule(static)
+    for (int64_t i = 0; i < N; ++i) a[i] = keep ? a[i] * scale : complex128(0.0);
+    return;
+  }
+  const uint64_t m = uint64_t(1) << q, want = bit ? m : 0;
+#pragma omp parallel for if (uint64_t(N) >= kernels::kParallelAmps) schedule(static)
+  for (int64_t i = 0; i < N; ++i) a[i] = (static_cast<uint64_t>(i) & m) == want ? a[i] * scale : complex128(0.0);
+}
+
 }  // namespace sampan::quantum::distributed

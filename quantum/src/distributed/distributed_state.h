@@ -32,6 +32,12 @@ class DistributedState {
   std::vector<std::pair<uint64_t, int64_t>> sample(int64_t shots, uint64_t seed) const;
   /// The full state on rank 0 (empty elsewhere).
   std::vector<complex128> gather() const;
+  /// (squared norm where qubit q is 0, where it is 1), summed over ranks in rank order, so every
+  /// rank gets the same two numbers.
+  std::pair<double, double> qubit_masses(int q) const;
+  /// Keeps the amplitudes where qubit q equals `bit`, scaled by 1/sqrt(mass) (mass: theirs, from
+  /// qubit_masses), and zeroes the others: the post-measurement state of outcome `bit`.
+  void project(int q, int bit, double mass);
 
  private:
   void swap_with_local(int prefix_qubit, int local_qubit);

@@ -140,6 +140,7 @@ std::string to_qasm(int64_t n_qubits, const std::vector<int64_t>& encoding, cons
                  k.clbit_offset + k.n_bits, ") is not one whole classical register");
     for (int64_t g = k.gate_begin; g < k.gate_end; ++g) prefix[g] = "if(" + reg + "==" + std::to_string(k.value) + ") ";
   }
+  const std::string no_prefix;
   std::map<int64_t, const QasmMidMeasurement*> mid;
   for (const auto& m : mid_measurements) mid[m.gate] = &m;
   std::ostringstream body;
@@ -157,12 +158,14 @@ std::string to_qasm(int64_t n_qubits, const std::vector<int64_t>& encoding, cons
                    "] but ", params.size(), " parameter value(s) were given");
       return params[static_cast<size_t>(s)];
     };
-    if (prefix.count(static_cast<int64_t>(k))) body << prefix[static_cast<int64_t>(k)];
-    if (mid.count(static_cast<int64_t>(k))) {
+    const std::string& if_prefix = prefix.count(static_cast<int64_t>(k)) ? prefix[static_cast<int64_t>(k)] : no_prefix;
+    if (mid.count(static_cast<int64_t>(k))) {  // a conditional one writes each of its bits under the condition
       for (int64_t b : mid[static_cast<int64_t>(k)]->clbits)
-        body << "measure " << qname << "[" << mid[static_cast<int64_t>(k)]->qubit << "] -> " << bit(b) << ";\n";
+        body << if_prefix << "measure " << qname << "[" << mid[static_cast<int64_t>(k)]->qubit << "] -> " << bit(b)
+             << ";\n";
       continue;
     }
+    body << if_prefix;
     if (const char* name = qasm_name(g.op)) {
       body << name;
       if (!g.slots.empty()) {

@@ -184,7 +184,8 @@ class Importer : public Cursor {
     return args;
   }
 
-  void measure(const Token& tok) {
+  // measure q -> c;  (or a qubit into a bit). Returns the (qubit, bit) pairs, checked.
+  std::vector<std::pair<int64_t, int64_t>> measure_arguments(const Token& tok) {
     const Argument q = argument(false);
     expect("->");
     const Argument c = argument(true);
@@ -192,9 +193,14 @@ class Importer : public Cursor {
     if (q.whole != c.whole || q.bits.size() != c.bits.size())
       fail(tok, "measure: " + std::to_string(q.bits.size()) + " qubit(s) into " + std::to_string(c.bits.size()) +
                     " bit(s) (a register into a register of the same size, or a qubit into a bit)");
-    for (size_t k = 0; k < q.bits.size(); ++k) {
-      const int64_t qb = q.bits[k], cb = c.bits[k];
-      ops_.push_back([this, qb, cb](Circuit&) {
+    std::vector<std::pair<int64_t, int64_t>> pairs;
+    for (size_t k = 0; k < q.bits.size(); ++k) pairs.emplace_back(q.bits[k], c.bits[k]);
+    return pairs;
+  }
+
+  void measure(const Token& tok) {
+    for (const auto& [qb, cb] : measure_arguments(tok)) {
+      ops_.push_back([this, qb = qb, cb = cb](Circuit&) {
         terminal_[cb] = qb;
         touched_.insert(qb);
       });
@@ -225,28 +231,83 @@ class Importer : public Cursor {
     c.reset(1.0, 0.0, q);
   }
 
-  // if (creg == n) gate ...;  The gates it expands to run only where the register equals n.
+  // if (creg == n) qop;  with qop a gate, measure or reset (OpenQASM 2.0, section 3.4). A statement
+  // that broadcasts over registers gives one condition per instance, each read when that instance
+  // runs, as Qiskit's reader makes one if_test per instance (`if (c==0) measure q -> c;` stops
+  // measuring once a bit of c is 1).
   void conditional() {
     expect("(");
     const Token name = next("a classical register");
     auto it = cregs_.find(name.text);
-    if (it == cregs_.end()) fail(name, "unknown classical register " + quoted(name.text) + " in the condition");
+    if (it == cregs_.end()) {
+      if (qregs_.count(name.text)) fail(name, "a condition reads a classical register; " + quoted(name.text) + " is a qreg");
+      fail(name, "unknown classical register " + quoted(name.text) + " in the condition");
+    }
     expect("==");
-    const int64_t value = integer();
+    const int64_t value = integer();  // may exceed the register (never true), as Qiskit reads it
     expect(")");
-    const Token op = identifier("a gate call");
-    if (op.text == "measure" || op.text == "reset" || op.text == "if" || op.text == "barrier")
-      fail(op, "a classically controlled " + op.text + " is not supported (only gates)");
-    if (arity(op.text).first < 0) fail(op, "unknown gate " + quoted(op.text));
     const Register reg = it->second;
-    // Measurements into the register must happen before the condition reads it: mid-circuit ones.
-    ops_.push_back([this, reg](Circuit& c) {
-      for (int64_t b = reg.offset; b < reg.offset + reg.size; ++b) {
-        auto t = terminal_.find(b);
-        if (t != terminal_.end()) before_gate(c, {t->second});
-      }
-    });
-    call(op, QasmCondition{0, 0, reg.offset, reg.size, value});
+    const Token op = identifier("a gate, measure or reset after the condition");
+    if (op.text == "if") fail(op, "'if' cannot follow 'if': one condition per statement");
+    if (op.text == "barrier" || op.text == "gate" || op.text == "opaque" || op.text == "qreg" || op.text == "creg" ||
+        op.text == "include")
+      fail(op, quoted(op.text) + " cannot be classically controlled (only a gate, measure or reset)");
+    const QasmCondition condition{0, 0, reg.offset, reg.size, value};
+    if (op.text == "measure") {
+      for (const auto& [qb, cb] : measure_arguments(op))
+        ops_.push_back([this, qb = qb, cb = cb, condition](Circuit& c) { conditional_measure(c, qb, cb, condition); });
+    } else if (op.text == "reset") {
+      const Argument a = argument(false);
+      expect(";");
+      for (int64_t q : a.bits)
+        ops_.push_back([this, q, condition](Circuit& c) { conditional_reset(c, q, condition); });
+    } else {
+      if (arity(op.text).first < 0) fail(op, "unknown gate " + quoted(op.text));
+      call(op, condition);
+    }
+  }
+
+  // Measurements into the condition's register must happen before the condition reads it: they
+  // become mid-circuit (their channel outside the conditional range).
+  void read_register(Circuit& c, const QasmCondition& k) {
+    for (int64_t b = k.clbit_offset; b < k.clbit_offset + k.n_bits; ++b) {
+      auto t = terminal_.find(b);
+      if (t != terminal_.end()) before_gate(c, {t->second});
+    }
+  }
+
+  void add_condition(Circuit& c, QasmCondition k, int64_t begin) {
+    if (c.size() == begin) return;
+    k.gate_begin = begin;
+    k.gate_end = c.size();
+    program_.conditions.push_back(k);
+  }
+
+  // if (creg == n) measure q -> b;  A measurement that only some branches make cannot be sampled
+  // at the end like a terminal one: it is a mid-circuit measurement inside the conditional range.
+  // Pending measurements of q, and a pending one into b (which this one overwrites only where the
+  // condition holds), are made first.
+  void conditional_measure(Circuit& c, int64_t q, int64_t b, const QasmCondition& k) {
+    read_register(c, k);
+    auto t = terminal_.find(b);
+    if (t != terminal_.end()) before_gate(c, {t->second});
+    before_gate(c, {q});
+    const int64_t begin = c.size();
+    program_.mid_measurements.push_back({begin, q, {b}});
+    c.kraus({{1, 0, 0, 0}, {0, 0, 0, 1}}, {q});
+    touched_.insert(q);
+    add_condition(c, k, begin);
+  }
+
+  // if (creg == n) reset q;  The reset channel inside the conditional range (nothing when q is
+  // still |0>, as for an unconditional reset).
+  void conditional_reset(Circuit& c, int64_t q, const QasmCondition& k) {
+    read_register(c, k);
+    if (!touched_.count(q)) return;
+    before_gate(c, {q});
+    const int64_t begin = c.size();
+    c.reset(1.0, 0.0, q);
+    add_condition(c, k, begin);
   }
 
   void call(const Token& tok, std::optional<QasmCondition> condition = std::nullopt) {
@@ -278,7 +339,10 @@ class Importer : public Cursor {
           if (qs[i] == qs[j]) fail(tok, "gate " + quoted(tok.text) + " repeats a qubit");
       const std::string name = tok.text;
       ops_.push_back([this, name, angles, qs, tok, condition](Circuit& c) {
-        if (condition) before_gate(c, qs);  // measurement channels stay outside the conditional range
+        if (condition) {  // measurement channels stay outside the conditional range
+          read_register(c, *condition);
+          before_gate(c, qs);
+        }
         const int64_t begin = c.size();
         expand(name, angles, qs, tok, [this, &c](const std::string& n, const std::vector<double>& a,
                                                  const std::vector<int64_t>& q) {
@@ -286,12 +350,7 @@ class Importer : public Cursor {
           qasm::emit_builtin(c, n, a, q);
           touched_.insert(q.begin(), q.end());
         });
-        if (condition && c.size() > begin) {
-          QasmCondition k = *condition;
-          k.gate_begin = begin;
-          k.gate_end = c.size();
-          program_.conditions.push_back(k);
-        }
+        if (condition) add_condition(c, *condition, begin);
       });
     }
   }

@@ -201,10 +201,56 @@ TEST(QuantumQasm, ClassicalControlIsRecordedAndWrittenBack) {
   EXPECT_EQ(back.conditions.size(), 2u);
 }
 
+TEST(QuantumQasm, ClassicallyControlledMeasureAndReset) {
+  // if (creg == n) measure / reset: a mid-circuit measurement channel or a reset channel inside a
+  // one-gate conditional range; the measurement read by the condition and a pending measurement
+  // into the bit written under the condition are made before it.
+  const QasmProgram p = parse_qasm(kHead +
+      "qreg q[2];\ncreg c[1];\ncreg d[2];\nh q[0];\nh q[1];\nmeasure q[1] -> d[0];\nmeasure q[0] -> c[0];\n"
+      "if (c==1) reset q[0];\nif (c==1) measure q[0] -> d[0];\nif (c==0) reset q[1];\nmeasure q[0] -> d[1];\n");
+  // gates: h h, KRAUS(q0) at 2 (read by the first if), reset(q0) at 3, KRAUS(q1) at 4 (pending into
+  // d[0], written under the next if), KRAUS(q0) at 5 (conditional), reset(q1) at 6 (conditional).
+  ASSERT_EQ(p.mid_measurements.size(), 3u);
+  EXPECT_EQ(p.mid_measurements[0].gate, 2);
+  EXPECT_EQ(p.mid_measurements[1].gate, 4);
+  EXPECT_EQ(p.mid_measurements[1].qubit, 1);
+  EXPECT_EQ(p.mid_measurements[2].gate, 5);
+  EXPECT_EQ(p.mid_measurements[2].clbits, (std::vector<int64_t>{1}));  // d[0] is classical bit 1
+  ASSERT_EQ(p.conditions.size(), 3u);
+  const std::vector<std::array<int64_t, 3>> ranges = {{3, 4, 1}, {5, 6, 1}, {6, 7, 0}};  // begin, end, value
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(p.conditions[k].gate_begin, ranges[k][0]) << k;
+    EXPECT_EQ(p.conditions[k].gate_end, ranges[k][1]) << k;
+    EXPECT_EQ(p.conditions[k].value, ranges[k][2]) << k;
+    EXPECT_EQ(p.conditions[k].clbit_offset, 0) << k;
+  }
+  EXPECT_EQ(p.circuit.encoding()[p.circuit.encoding().size() - 4], kReset);
+  EXPECT_EQ(p.measurements, (std::vector<std::pair<int64_t, int64_t>>{{0, 2}}));  // terminal: q[0] -> d[1]
+  const std::string text = to_qasm(p);
+  EXPECT_NE(text.find("if(c==1) reset q[0];\nmeasure q[1] -> d[0];\nif(c==1) measure q[0] -> d[0];\n"
+                      "if(c==0) reset q[1];"), std::string::npos) << text;
+  const QasmProgram back = parse_qasm(text);
+  EXPECT_EQ(back.circuit.encoding(), p.circuit.encoding());
+  EXPECT_EQ(back.conditions.size(), 3u);
+  EXPECT_EQ(back.mid_measurements.size(), 3u);
+  // A broadcast gives one condition per instance (Qiskit reads `if (c==0) measure q -> c;` so).
+  const QasmProgram b = parse_qasm(kHead + "qreg q[2];\ncreg c[2];\nx q;\nif (c==0) measure q -> c;\n");
+  ASSERT_EQ(b.conditions.size(), 2u);
+  EXPECT_EQ(b.conditions[1].gate_begin, b.conditions[0].gate_end);
+  // A conditional reset of a qubit still |0> does nothing, as an unconditional one.
+  EXPECT_TRUE(parse_qasm(kHead + "qreg q[1];\ncreg c[1];\nif (c==0) reset q[0];\n").conditions.empty());
+}
+
 TEST(QuantumQasm, MalformedProgramsNameLineAndColumn) {
   const std::string head = kHead + "qreg q[2];\ncreg c[2];\n";  // the body starts on line 5
   const std::vector<std::array<std::string, 3>> cases = {
-      {"if (c==1) reset q[0];", "line 5, column 11", "a classically controlled reset is not supported"},
+      {"if (c==1) if (c==0) x q[0];", "line 5, column 11", "'if' cannot follow 'if'"},
+      {"if (c==1) barrier q;", "line 5, column 11", "'barrier' cannot be classically controlled"},
+      {"if (c==1) measure q[0] c[0];", "line 5, column 24", "expected '->'"},
+      {"if (c==1) measure q -> c[0];", "line 5, column 11", "2 qubit(s) into 1 bit(s)"},
+      {"if (c==1) reset c[0];", "line 5, column 17", "unknown quantum register 'c'"},
+      {"if (q==1) x q[0];", "line 5, column 5", "'q' is a qreg"},
+      {"if (c==1) measure q[0] -> c[3];", "line 5, column 29", "bit c[3] is out of range"},
       {"if (d==1) x q[0];", "line 5, column 5", "unknown classical register 'd'"},
       {"opaque magic(a) x;", "line 5, column 1", "opaque gate 'magic'"},
       {"include \"stdgates.inc\";", "line 5, column 9", "only \"qelib1.inc\""},

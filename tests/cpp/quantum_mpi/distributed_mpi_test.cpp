@@ -3,7 +3,10 @@
 // unfused, with messages of a few amplitudes (so the chunked exchange runs many rounds), the
 // gathered state equals the single-process simulate() to 1e-12, <H> with X/Y/Z on rank-selecting
 // qubits equals the single-process expectation, and the sampled shots equal those of a one-rank
-// run with the same seed. Also run without mpirun (one rank) by the same executable.
+// run with the same seed; random OpenQASM programs with mid-circuit measurements, resets and
+// `if` on gates, measure and reset give the same register counts and final-state counts by shot
+// branching (run_measured_circuit) over all ranks as in one process. Also run without mpirun (one
+// rank) by the same executable.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -16,6 +19,7 @@
 #include "quantum/random_circuit.h"
 #include "sampan/error.h"
 #include "sampan/quantum/distributed.h"
+#include "sampan/quantum/qasm.h"
 
 using namespace sampan;
 using namespace sampan::quantum;
@@ -82,6 +86,81 @@ TEST(QuantumDistributed, RandomCircuitsEqualSingleProcess) {
       }
     }
   }
+}
+
+namespace {
+
+// A random OpenQASM 2.0 program on n qubits (two qregs, so the rank-selecting qubits are r[..])
+// with gates, mid-circuit measurements, resets and `if` on gates, measure and reset.
+std::string random_measured_program(int n, int statements, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const int nq = n - 2;
+  auto qubit = [&](int i) { return i < nq ? "q[" + std::to_string(i) + "]" : "r[" + std::to_string(i - nq) + "]"; };
+  auto pick = [&](int k) { return static_cast<int>(rng() % static_cast<uint64_t>(k)); };
+  auto angle = [&] { return std::to_string(static_cast<double>(rng() % 6000) / 1000.0 - 3.0); };
+  std::string text = "OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[" + std::to_string(nq) + "];\nqreg r[2];\n" +
+                     "creg a[2];\ncreg b[" + std::to_string(n) + "];\n";
+  for (int i = 0; i < n; ++i) text += "h " + qubit(i) + ";\n";
+  for (int s = 0; s < statements; ++s) {
+    std::string stmt;
+    const int kind = pick(10);
+    const int x = pick(n);
+    int y = pick(n - 1);
+    if (y >= x) ++y;
+    if (kind < 5) {
+      const std::string gates[] = {"rx(" + angle() + ") " + qubit(x), "u3(" + angle() + "," + angle() + "," + angle() + ") " + qubit(x),
+                                   "cx " + qubit(x) + "," + qubit(y), "crz(" + angle() + ") " + qubit(x) + "," + qubit(y),
+                                   "swap " + qubit(x) + "," + qubit(y)};
+      stmt = gates[pick(5)] + ";";
+    } else if (kind < 7) {
+      stmt = "measure " + qubit(x) + " -> a[" + std::to_string(pick(2)) + "];";
+    } else if (kind < 8) {
+      stmt = "reset " + qubit(x) + ";";
+    } else {
+      stmt = pick(2) ? "measure " + qubit(x) + " -> b[" + std::to_string(pick(n)) + "];" : "reset " + qubit(x) + ";";
+      if (pick(2)) stmt = "ry(" + angle() + ") " + qubit(x) + ";";
+      stmt = "if (a==" + std::to_string(pick(4)) + ") " + stmt;
+    }
+    text += stmt + "\n";
+  }
+  for (int i = 0; i < n; ++i) text += "measure " + qubit(i) + " -> b[" + std::to_string(i) + "];\n";
+  return text;
+}
+
+}  // namespace
+
+TEST(QuantumDistributed, MeasuredProgramsGiveTheCountsOfOneProcess) {
+  const int rank = world_rank_();
+  int64_t most_branches = 0;
+  for (int n : {5, 6}) {
+    for (uint64_t seed = 0; seed < 4; ++seed) {
+      const std::string text = random_measured_program(n, 30, 31 * n + seed);
+      const QasmProgram p = parse_qasm(text);
+      ASSERT_FALSE(p.mid_measurements.empty()) << text;
+      const std::vector<double> no_params;
+      int64_t n_clbits = 0;
+      for (const auto& [name, size] : p.cregs) n_clbits += size;
+      const MeasuredRun run = run_measured_circuit(n, p.circuit.encoding(), no_params, p.circuit.constants(), n_clbits,
+                                                   p.measurements, p.mid_measurements, p.conditions, 3000, 17 + seed, 4);
+      most_branches = std::max(most_branches, run.branches);
+      if (rank == 0) {
+        // One rank holding the whole state, without MPI (Comm::single): the same counts.
+        const MeasuredRun one = run_measured_circuit(n, p.circuit.encoding(), no_params, p.circuit.constants(), n_clbits,
+                                                     p.measurements, p.mid_measurements, p.conditions, 3000, 17 + seed,
+                                                     0, false);
+        EXPECT_EQ(run.register_counts, one.register_counts) << text;
+        EXPECT_EQ(run.counts, one.counts) << text;
+        EXPECT_EQ(run.branches, one.branches);
+        int64_t total = 0;
+        for (const auto& [bits, count] : run.register_counts) {
+          EXPECT_EQ(bits.size(), static_cast<size_t>(n_clbits));
+          total += count;
+        }
+        EXPECT_EQ(total, 3000);
+      }
+    }
+  }
+  EXPECT_GT(most_branches, 8);  // the programs really branch
 }
 
 TEST(QuantumDistributed, ErrorsOnEveryRank) {

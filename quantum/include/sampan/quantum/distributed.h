@@ -14,9 +14,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "sampan/quantum/classical.h"
 #include "sampan/tensor.h"
 
 namespace sampan::quantum {
@@ -46,5 +48,38 @@ DistributedRun run_circuit(int64_t n_qubits, const std::vector<int64_t>& circuit
                            const std::vector<double>& constants, const std::vector<int64_t>& paulis,
                            const std::vector<double>& coeffs, int64_t shots, uint64_t seed, bool gather_state,
                            int64_t chunk_amps = 0, bool use_mpi = true);
+
+struct MeasuredRun {
+  int rank = 0, size = 1;
+  /// (classical bits, shots) on rank 0, sorted: character b of the key is classical bit b ('0' or
+  /// '1'; bits never written read '0').
+  std::vector<std::pair<std::string, int64_t>> register_counts;
+  /// (basis index of the final state, shots) on rank 0, sorted: every qubit read at the end of
+  /// each shot (the same draws that give the terminal measurements).
+  std::vector<std::pair<uint64_t, int64_t>> counts;
+  int64_t branches = 0;  // final branches (pure states) the shots were split into
+};
+
+/// `shots` runs of a circuit with mid-circuit measurements, resets and classically controlled
+/// ranges (classical.h) on a state vector distributed over all ranks, by shot branching: the shots
+/// travel together as one pure state; at a measurement (or reset) of qubit q with P(1) = p, each
+/// shot draws a uniform u and takes outcome 1 when u < p, and the shots that disagree continue
+/// on a copy projected on the other outcome (the share with fewer shots goes to the copy, so at
+/// most log2(shots) + 1 states are alive). A conditional range runs in the branches whose
+/// register holds its value when the range starts. Each final branch samples its shots from its
+/// state (as run_circuit does) and writes the terminal measurements (qubit, clbit). Every outcome
+/// then has its exact probability, and the decisions depend only on the seed and on the
+/// probabilities (summed in rank order on every rank), so any number of ranks gives the counts of
+/// one process up to rounding in the last bit of a probability. Reset is a measurement whose
+/// outcome is not recorded, followed by X on outcome 1. The circuit may hold no channel but the
+/// measurement channels of `mid_measurements` and resets to |0> ([RESET, q, 1, 0]): other noise
+/// has no state-vector form (ValueError naming the gate; run it on density matrices). Errors are
+/// thrown on every rank.
+MeasuredRun run_measured_circuit(int64_t n_qubits, const std::vector<int64_t>& circuit,
+                                 const std::vector<double>& params, const std::vector<double>& constants,
+                                 int64_t n_clbits, const std::vector<std::pair<int64_t, int64_t>>& terminal,
+                                 const std::vector<MidMeasurement>& mid_measurements,
+                                 const std::vector<ClassicalCondition>& conditions, int64_t shots, uint64_t seed,
+                                 int64_t chunk_amps = 0, bool use_mpi = true);
 
 }  // namespace sampan::quantum

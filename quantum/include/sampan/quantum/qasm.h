@@ -14,9 +14,11 @@
 // Terminal measurements are recorded in `measurements`; a measurement followed by a gate or reset on
 // its qubit is mid-circuit: the circuit gets the non-selective measurement channel (Kraus
 // {|0><0|, |1><1|}) there, so it runs on density matrices. `reset` is the reset channel (dropped for
-// a qubit nothing touched yet). `if (creg == n) gate;` is recorded in `conditions` (classically
-// controlled gates; measurements into that register before it become mid-circuit). A controlled
-// measure or reset, and `opaque`, are refused.
+// a qubit nothing touched yet). `if (creg == n) qop;` (qop a gate, measure or reset) is recorded
+// in `conditions`: the gates, measurement channel or reset channel of that statement form a
+// conditional range (one per broadcast instance, as Qiskit reads it); measurements into that
+// register before it become mid-circuit, and a conditional measurement is always mid-circuit.
+// `opaque` is refused.
 #pragma once
 
 #include <cstdint>
@@ -25,24 +27,15 @@
 #include <vector>
 
 #include "sampan/quantum/circuit_builder.h"
+#include "sampan/quantum/classical.h"
 
 namespace sampan::quantum {
 
-struct QasmMidMeasurement {
-  int64_t gate;                  // index (in the circuit's gates) of its measurement channel
-  int64_t qubit;
-  std::vector<int64_t> clbits;   // classical bits that receive its outcome
-};
-
-/// `if (creg == value) gate;`: the circuit's gates [gate_begin, gate_end) run only where the
-/// classical register (bits [clbit_offset, clbit_offset + n_bits), bit 0 the least significant)
-/// holds `value`. The state-vector and density-matrix ops cannot run such a circuit (they would
-/// apply the gates unconditionally); Python's Circuit.counts follows the branches.
-struct QasmCondition {
-  int64_t gate_begin = 0, gate_end = 0;
-  int64_t clbit_offset = 0, n_bits = 0;
-  int64_t value = 0;
-};
+using QasmMidMeasurement = MidMeasurement;  // see classical.h
+/// The state-vector and density-matrix ops cannot run a circuit with conditions (they would apply
+/// the gates unconditionally); Python's Circuit.counts and the shot-branching runner
+/// (distributed.h: run_measured_circuit) follow the branches.
+using QasmCondition = ClassicalCondition;
 
 struct QasmProgram {
   Circuit circuit{1};
