@@ -123,6 +123,20 @@ def test_a_broadcast_if_reads_the_register_per_instance_as_qiskit(method):
     assert c.counts(300, seed=1, method=method) == {"01": 300}
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_an_overwritten_bit_keeps_the_collapse_of_its_first_qubit(method):
+    """q[0] = |+> is measured into c[0], then c[0] is overwritten by q[1] (= 0). The first
+    measurement still collapsed q[0], so after H it is 0 or 1 with 1/2 each (without the collapse,
+    H H |0> = |0>: c[1] always 0). The same from Python's measure_to."""
+    text = HEAD + "qreg q[2];\ncreg c[2];\nh q[0];\nmeasure q[0] -> c[0];\nmeasure q[1] -> c[0];\nh q[0];\n" \
+                  "measure q[0] -> c[1];\n"
+    py = Circuit(2).creg("c", 2).h(0).measure_to(0, 0).measure_to(1, 0).h(0).measure_to(0, 1)
+    shots = 4000
+    for c in (Circuit.from_qasm(text), py):
+        assert len(c.mid_circuit_measurements) == 1
+        assert_distribution(c.counts(shots, seed=4, method=method), {"00": 0.5, "10": 0.5}, shots)
+
+
 # ---- from Python ---------------------------------------------------------------------------------
 def test_condition_block_measures_and_resets_from_python():
     c = Circuit(2).creg("c", 1).creg("d", 2).h(0).measure_to(0, 0).ry(PHI, 1)

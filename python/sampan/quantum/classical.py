@@ -156,6 +156,11 @@ class ClassicalMixin:
                 self._conditional_measurement(int(q), int(b))
             return self
         for q, b in zip(qs, bs):
+            old = self._terminal.get(int(b))
+            if old is not None and old != int(q):
+                # that measurement still collapsed its qubit: made here (mid-circuit), its bit
+                # overwritten by this one later, so later gates on it see the collapse
+                self._before_gate([old])
             self._terminal[int(b)] = int(q)
         return self
 

@@ -200,7 +200,11 @@ class Importer : public Cursor {
 
   void measure(const Token& tok) {
     for (const auto& [qb, cb] : measure_arguments(tok)) {
-      ops_.push_back([this, qb = qb, cb = cb](Circuit&) {
+      ops_.push_back([this, qb = qb, cb = cb](Circuit& c) {
+        // A pending measurement of another qubit into this bit still collapsed that qubit: make it
+        // here (mid-circuit; its bit is overwritten by this one later), so later gates on it see it.
+        auto t = terminal_.find(cb);
+        if (t != terminal_.end() && t->second != qb) before_gate(c, {t->second});
         terminal_[cb] = qb;
         touched_.insert(qb);
       });
