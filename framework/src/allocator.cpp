@@ -9,6 +9,10 @@
 
 #include "sampan/error.h"
 
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
 namespace sampan {
 
 namespace {
@@ -17,6 +21,12 @@ namespace {
 // power-of-two classes) because memalign/free dominated per-op overhead; large ones (rounded to
 // 2 MiB, exact-size reuse) because a fresh mmap'd block is page-faulted in on first touch, which
 // halved the bandwidth of a large elementwise op. The cache is bounded; empty_cache() frees it.
+// Large blocks are 2 MiB aligned and asked for transparent huge pages (MADV_HUGEPAGE: the
+// kernel's THP mode here is "madvise", so without the call they get 4 KiB pages). A sweep over
+// a state vector walks 2 to 8 far-apart streams per thread (both halves of every pair, two
+// cursors); with 4 KiB pages each stream needs a new TLB entry and page walk every 4 KiB, and a
+// 1-qubit gate on targets 6-9 ran at 0.77 of an in-place pass (n = 24, one thread) against
+// 0.86 with huge pages, while the pass itself got 10-15% faster.
 class CpuAllocator final : public Allocator {
  public:
   static constexpr size_t kMaxCachedBlock = size_t{1} << 20;   // 1 MiB
@@ -50,9 +60,13 @@ class CpuAllocator final : public Allocator {
     }
     if (!p) {
       size_t rounded = c >= 0 ? class_bytes(c) : large;
-      p = std::aligned_alloc(kCpuAlignment, rounded == 0 ? kCpuAlignment : rounded);
+      p = std::aligned_alloc(large ? kLargeGranule : kCpuAlignment, rounded == 0 ? kCpuAlignment : rounded);
       if (!p)
         throw RuntimeError("out of memory: could not allocate " + std::to_string(nbytes) + " bytes on cpu");
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+      // Before the first touch, so that page faults map huge pages; a refusal only costs speed.
+      if (large) (void)madvise(p, large, MADV_HUGEPAGE);
+#endif
     }
     size_t now = in_use_.fetch_add(nbytes) + nbytes;
     size_t peak = peak_.load();
