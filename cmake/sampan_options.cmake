@@ -9,6 +9,7 @@
 #   SAMPAN_WITH_MPI      AUTO/ON/OFF  MPI communicator and distributed drivers
 #   SAMPAN_WITH_RDKIT    AUTO/ON/OFF  helix's molecule featurization (needs RDKit's C++ libraries)
 #   SAMPAN_WITH_LAMMPS   AUTO/ON/OFF  the LAMMPS pair style and sampan-lmp (needs LAMMPS and MPI)
+#   SAMPAN_BLAS          AUTO/scipy-openblas/system  the BLAS behind matmul (see "BLAS" below)
 #   AUTO (the default) builds what is found and says loudly what is not; ON makes a missing
 #   dependency a configure error; OFF leaves the module out.
 #
@@ -16,7 +17,7 @@
 #   SAMPAN_HAVE_CUDA, SAMPAN_HAVE_MPI, SAMPAN_HAVE_RDKIT, SAMPAN_HAVE_LAMMPS,
 #   SAMPAN_HAVE_GTEST, SAMPAN_HAVE_BENCHMARK, SAMPAN_HAVE_CBLAS
 # Imported targets to link:
-#   always:  Eigen3::Eigen  OpenMP::OpenMP_CXX  hdf5::hdf5  BLAS::BLAS  pybind11::module
+#   always:  Eigen3::Eigen  OpenMP::OpenMP_CXX  hdf5::hdf5  sampan::blas  pybind11::module
 #            (pybind11_add_module)  Python3::Module
 #   CUDA:    CUDA::cudart  CUDA::cublas ... (FindCUDAToolkit)   MPI:   MPI::MPI_CXX
 #   RDKit:   RDKit::RDKit (cmake/FindRDKit.cmake)                LAMMPS: LAMMPS::lammps
@@ -212,36 +213,6 @@ find_package(OpenMP REQUIRED COMPONENTS CXX)       # OpenMP::OpenMP_CXX
 set(HDF5_PREFER_PARALLEL FALSE)
 find_package(HDF5 REQUIRED COMPONENTS C)           # hdf5::hdf5
 
-# BLAS: OpenBLAS preferred (threaded, and what Debian's libopenblas-dev provides); any BLAS else.
-# -DBLA_VENDOR=... picks another.
-if(DEFINED BLA_VENDOR)
-  find_package(BLAS REQUIRED)
-else()
-  set(BLA_VENDOR OpenBLAS)
-  find_package(BLAS QUIET)
-  if(NOT BLAS_FOUND)
-    message(STATUS "OpenBLAS not found; looking for any BLAS")
-    unset(BLA_VENDOR)
-    find_package(BLAS REQUIRED)
-  endif()
-endif()
-set(_sampan_blas_vendor "${BLA_VENDOR}")
-if(NOT _sampan_blas_vendor)
-  set(_sampan_blas_vendor "generic")
-endif()
-# The C interface header. Debian puts cblas.h in /usr/include/<multiarch>/ (found here as such).
-find_path(SAMPAN_CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas DOC "folder holding cblas.h")
-mark_as_advanced(SAMPAN_CBLAS_INCLUDE_DIR)
-if(SAMPAN_CBLAS_INCLUDE_DIR)
-  set(SAMPAN_HAVE_CBLAS TRUE)
-  if(TARGET BLAS::BLAS)
-    set_property(TARGET BLAS::BLAS APPEND PROPERTY
-      INTERFACE_INCLUDE_DIRECTORIES "${SAMPAN_CBLAS_INCLUDE_DIR}")
-  endif()
-else()
-  set(SAMPAN_HAVE_CBLAS FALSE)
-endif()
-
 # Python: the interpreter of the project's .venv where there is one and none was named, so that
 # the extension module matches the Python that the tests and notebooks run.
 if(NOT DEFINED Python3_EXECUTABLE AND EXISTS "${PROJECT_SOURCE_DIR}/.venv/bin/python")
@@ -250,6 +221,91 @@ endif()
 find_package(Python3 REQUIRED COMPONENTS Interpreter Development.Module)
 # Found after Python3, pybind11 uses that interpreter (its FindPython mode).
 find_package(pybind11 CONFIG REQUIRED)             # pybind11_add_module, pybind11::module
+
+# BLAS, after Python because the preferred one lives in the project's Python environment.
+# SAMPAN_BLAS = AUTO (default): PyPI's scipy-openblas32 wheel when the Python above has it
+#   (scripts/setup.sh installs it into .venv from requirements.txt), else the system's, with a
+#   warning in the summary; scipy-openblas: the wheel or a configure error; system: the system's.
+# Why the wheel: it is the OpenBLAS generation NumPy and SciPy ship (0.3.3x), whose kernels for
+# newer CPUs (Sapphire Rapids here) Debian 12's 0.3.21 lacks: float32 GEMM ran at 0.54-0.61 of
+# PyPI NumPy's on Debian's. Its names are prefixed (scipy_cblas_sgemm), so it never clashes with
+# NumPy's copy or Debian's in one process; framework/src/kernels/blas_api.h maps the names.
+# Everything reaches it through the INTERFACE target sampan::blas (include folder, library with
+# its folder on the RPATH, the SAMPAN_BLAS_SCIPY_OPENBLAS define).
+set(SAMPAN_BLAS AUTO CACHE STRING "BLAS behind matmul: AUTO, scipy-openblas or system")
+set_property(CACHE SAMPAN_BLAS PROPERTY STRINGS AUTO scipy-openblas system)
+if(NOT SAMPAN_BLAS MATCHES "^(AUTO|scipy-openblas|system)$")
+  message(FATAL_ERROR "SAMPAN_BLAS is '${SAMPAN_BLAS}'; expected AUTO, scipy-openblas or system.")
+endif()
+add_library(sampan_blas INTERFACE)
+add_library(sampan::blas ALIAS sampan_blas)
+set(SAMPAN_BLAS_KIND "system")
+set(_sampan_blas_why "SAMPAN_BLAS=system")
+if(NOT SAMPAN_BLAS STREQUAL "system")
+  execute_process(
+    COMMAND "${Python3_EXECUTABLE}" -c
+      "import scipy_openblas32 as s; print(s.get_include_dir()); print(s.get_lib_dir()); print(s.get_library()); print(s.__version__)"
+    RESULT_VARIABLE _sampan_wheel_rc OUTPUT_VARIABLE _sampan_wheel_out ERROR_VARIABLE _sampan_wheel_err
+    OUTPUT_STRIP_TRAILING_WHITESPACE)
+  set(_sampan_blas_why "scipy-openblas32 is not importable by ${Python3_EXECUTABLE}")
+  if(_sampan_wheel_rc EQUAL 0)
+    string(REPLACE "\n" ";" _sampan_wheel_out "${_sampan_wheel_out}")
+    list(GET _sampan_wheel_out 0 _sampan_wheel_include)
+    list(GET _sampan_wheel_out 1 _sampan_wheel_libdir)
+    list(GET _sampan_wheel_out 2 _sampan_wheel_libname)
+    list(GET _sampan_wheel_out 3 SAMPAN_BLAS_VERSION)
+    set(SAMPAN_BLAS_LIBRARY "${_sampan_wheel_libdir}/lib${_sampan_wheel_libname}${CMAKE_SHARED_LIBRARY_SUFFIX}")
+    if(EXISTS "${SAMPAN_BLAS_LIBRARY}" AND EXISTS "${_sampan_wheel_include}/cblas.h")
+      set(SAMPAN_BLAS_KIND "scipy-openblas")
+      set(SAMPAN_HAVE_CBLAS TRUE)
+      # The library by full path: CMake puts its folder on the build RPATH of whatever links it
+      # (libsampan_core, so the Python module, the LAMMPS plugin and the C++ tools find it).
+      target_link_libraries(sampan_blas INTERFACE "${SAMPAN_BLAS_LIBRARY}")
+      target_include_directories(sampan_blas INTERFACE "${_sampan_wheel_include}")
+      target_compile_definitions(sampan_blas INTERFACE SAMPAN_BLAS_SCIPY_OPENBLAS=1)
+    else()
+      set(_sampan_blas_why "scipy-openblas32 ${SAMPAN_BLAS_VERSION} has no ${SAMPAN_BLAS_LIBRARY} or cblas.h")
+    endif()
+  endif()
+  if(SAMPAN_BLAS STREQUAL "scipy-openblas" AND NOT SAMPAN_BLAS_KIND STREQUAL "scipy-openblas")
+    message(FATAL_ERROR "SAMPAN_BLAS=scipy-openblas, but ${_sampan_blas_why} ${_sampan_wheel_err}"
+      "Install it with: ${Python3_EXECUTABLE} -m pip install scipy-openblas32 (make setup does), "
+      "or configure with -DSAMPAN_BLAS=system.")
+  endif()
+endif()
+if(SAMPAN_BLAS_KIND STREQUAL "system")
+  if(DEFINED BLA_VENDOR)
+    find_package(BLAS REQUIRED)
+  else()
+    set(BLA_VENDOR OpenBLAS)
+    find_package(BLAS QUIET)
+    if(NOT BLAS_FOUND)
+      message(STATUS "OpenBLAS not found; looking for any BLAS")
+      unset(BLA_VENDOR)
+      find_package(BLAS REQUIRED)
+    endif()
+  endif()
+  set(_sampan_blas_vendor "${BLA_VENDOR}")
+  if(NOT _sampan_blas_vendor)
+    set(_sampan_blas_vendor "generic")
+  endif()
+  # The C interface header. Debian puts cblas.h in /usr/include/<multiarch>/ (found here as such).
+  find_path(SAMPAN_CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas DOC "folder holding cblas.h")
+  mark_as_advanced(SAMPAN_CBLAS_INCLUDE_DIR)
+  if(SAMPAN_CBLAS_INCLUDE_DIR)
+    set(SAMPAN_HAVE_CBLAS TRUE)
+    if(TARGET BLAS::BLAS)
+      set_property(TARGET BLAS::BLAS APPEND PROPERTY
+        INTERFACE_INCLUDE_DIRECTORIES "${SAMPAN_CBLAS_INCLUDE_DIR}")
+    endif()
+  else()
+    set(SAMPAN_HAVE_CBLAS FALSE)
+  endif()
+
+  if(TARGET BLAS::BLAS)
+    target_link_libraries(sampan_blas INTERFACE BLAS::BLAS)
+  endif()
+endif()
 
 # ---------------------------------------------------------------------------------------------
 # Test and benchmark frameworks (optional)
@@ -302,8 +358,18 @@ function(sampan_print_summary)
       message(STATUS "  ${label} : OFF (${_sampan_${module}_detail})")
     endif()
   endforeach()
-  list(JOIN BLAS_LIBRARIES " " blas_libraries)
-  message(STATUS "  BLAS       : ${_sampan_blas_vendor}: ${blas_libraries}")
+  if(SAMPAN_BLAS_KIND STREQUAL "scipy-openblas")
+    message(STATUS "  BLAS       : scipy-openblas32 ${SAMPAN_BLAS_VERSION}: ${SAMPAN_BLAS_LIBRARY}")
+  else()
+    list(JOIN BLAS_LIBRARIES " " blas_libraries)
+    message(STATUS "  BLAS       : system ${_sampan_blas_vendor}: ${blas_libraries} (cblas.h: ${SAMPAN_HAVE_CBLAS})")
+    if(SAMPAN_BLAS STREQUAL "AUTO")
+      message(WARNING "sampan: matmul uses the system BLAS because ${_sampan_blas_why}; on Debian "
+        "12 its OpenBLAS 0.3.21 runs float32 GEMM at ~0.6 of NumPy's speed on recent CPUs. "
+        "make setup installs PyPI's scipy-openblas32 into .venv (then reconfigure), or pass "
+        "-DSAMPAN_BLAS=system to choose this on purpose.")
+    endif()
+  endif()
   message(STATUS "  Eigen      : ${Eigen3_VERSION}")
   message(STATUS "  OpenMP     : ${OpenMP_CXX_VERSION}")
   if(HDF5_IS_PARALLEL)

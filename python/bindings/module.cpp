@@ -2,6 +2,7 @@
 // its own file; this one maps sampan's exception types to Python's (messages kept) and binds the
 // process-wide settings.
 #include "bindings.h"
+#include "sampan/blas_info.h"
 #include "sampan/threads.h"
 
 #ifndef SAMPAN_VERSION
@@ -73,4 +74,8 @@ PYBIND11_MODULE(_C, m) {
   m.def("set_num_threads", &sampan::set_num_threads, pybind11::arg("n"),
         "Number of threads the parallel (OpenMP) kernels use.");
   m.def("get_num_threads", &sampan::get_num_threads);
+  m.def("blas_library", &sampan::blas_library,
+        "Which BLAS matmul calls: library, its build configuration, the kernel set it picked.");
+  m.def("blas_num_threads", &sampan::blas_num_threads,
+        "Size of the BLAS's own thread pool (set_num_threads sizes it); 0 where it has none.");
 }

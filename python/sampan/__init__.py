@@ -10,7 +10,9 @@ Every registered op is a function here and in ``sp.ops.<namespace>`` (generated 
 registry, see ``sampan/_ops.py``); ops of namespace ``core`` are also Tensor methods.
 """
 from . import _C
-from ._C import Tensor, dtype, promote_types, set_num_threads, get_num_threads
+from ._C import (  # noqa: F401
+    Tensor, dtype, promote_types, set_num_threads, get_num_threads, blas_library, blas_num_threads,
+)
 
 __version__ = _C.__version__
 

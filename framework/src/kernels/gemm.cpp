@@ -1,5 +1,5 @@
-// sampan kernels: gemm through the BLAS, with a loop kernel for integers (the BLAS has none) and
-// for builds without <cblas.h>.
+// sampan kernels: gemm through the BLAS (named through blas_api.h), with a loop kernel for integers
+// (the BLAS has none) and for builds without <cblas.h>.
 #include "gemm.h"
 
 #include <algorithm>
@@ -9,12 +9,9 @@
 #include "sampan/error.h"
 #include "strided_loop.h"
 
-#if __has_include(<cblas.h>)
-#include <cblas.h>
-#define SAMPAN_GEMM_BLAS 1
-#else
-#define SAMPAN_GEMM_BLAS 0
-#endif
+#include "blas_api.h"
+
+#define SAMPAN_GEMM_BLAS SAMPAN_HAVE_BLAS
 
 namespace sampan::kernels {
 
@@ -67,15 +64,15 @@ int64_t ld(int64_t v) { return std::max<int64_t>(v, 1); }
 bool gemm_uses_blas() { return SAMPAN_GEMM_BLAS != 0; }
 
 void set_blas_num_threads(int n) {
-#if SAMPAN_GEMM_BLAS && defined(OPENBLAS_VERSION)
   // OpenBLAS's pthread build keeps its own pool, sized to every core: without this a
   // "1-thread" run still multiplies on all cores, and on a busy machine the spinning helper
   // threads make a GEMM slower than on one.
-  openblas_set_num_threads(n);
-#else
-  (void)n;
-#endif
+  blas_api::set_num_threads(n);
 }
+
+int get_blas_num_threads() { return blas_api::get_num_threads(); }
+
+std::string blas_library() { return blas_api::describe(); }
 
 #if SAMPAN_GEMM_BLAS
 #define SAMPAN_BLAS_GEMM(T, CALL, ALPHA, BETA, PTR)                                                   \
@@ -89,10 +86,10 @@ void set_blas_num_threads(int n) {
   }
 #define SAMPAN_BY_VALUE(x) x
 #define SAMPAN_BY_POINTER(x) &x
-SAMPAN_BLAS_GEMM(float, cblas_sgemm, 1.0f, 0.0f, SAMPAN_BY_VALUE)
-SAMPAN_BLAS_GEMM(double, cblas_dgemm, 1.0, 0.0, SAMPAN_BY_VALUE)
-SAMPAN_BLAS_GEMM(complex64, cblas_cgemm, complex64(1), complex64(0), SAMPAN_BY_POINTER)
-SAMPAN_BLAS_GEMM(complex128, cblas_zgemm, complex128(1), complex128(0), SAMPAN_BY_POINTER)
+SAMPAN_BLAS_GEMM(float, SAMPAN_CBLAS(sgemm), 1.0f, 0.0f, SAMPAN_BY_VALUE)
+SAMPAN_BLAS_GEMM(double, SAMPAN_CBLAS(dgemm), 1.0, 0.0, SAMPAN_BY_VALUE)
+SAMPAN_BLAS_GEMM(complex64, SAMPAN_CBLAS(cgemm), complex64(1), complex64(0), SAMPAN_BY_POINTER)
+SAMPAN_BLAS_GEMM(complex128, SAMPAN_CBLAS(zgemm), complex128(1), complex128(0), SAMPAN_BY_POINTER)
 #undef SAMPAN_BLAS_GEMM
 #undef SAMPAN_BY_VALUE
 #undef SAMPAN_BY_POINTER

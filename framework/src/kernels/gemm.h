@@ -1,13 +1,14 @@
 // sampan kernels: general matrix multiply C = op(A) op(B) on row-major matrices, where op is the
 // identity or the transpose. Plain functions over pointers, sizes and leading dimensions.
 //
-// float32/64 and complex64/128 go to the BLAS (cblas_?gemm, OpenBLAS on Debian) when the build
-// has <cblas.h>; integer types, and every type in a build without a BLAS, use the loop kernel.
+// float32/64 and complex64/128 go to the BLAS (cblas_?gemm: PyPI's scipy-openblas32 or Debian's
+// OpenBLAS, see blas_api.h) when the build has one; integer types, and every type in a build without a BLAS, use the loop kernel.
 // A transposed operand is passed as a flag with its own leading dimension, so a transposed view
 // never needs a copy.
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "sampan/dtype.h"
 
@@ -19,6 +20,10 @@ bool gemm_uses_blas();
 /// Sets the thread count of the BLAS behind gemm() where it has its own pool (OpenBLAS's pthread
 /// build ignores OpenMP's setting); a no-op for other BLAS builds and without one.
 void set_blas_num_threads(int n);
+/// The size of that pool (0 where the BLAS keeps none that can be asked, or there is no BLAS).
+int get_blas_num_threads();
+/// Which BLAS gemm() calls: library, its build configuration and the kernel set it picked.
+std::string blas_library();
 
 /// C[m x n] = op(A)[m x k] * op(B)[k x n], overwriting C (row-major, leading dimension ldc).
 /// Row-major A holds op(A) directly when `trans_a` is false (element (i, p) at a[i*lda + p]) and
