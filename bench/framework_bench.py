@@ -1,14 +1,17 @@
 """sampan framework benchmark from Python: per-op overhead against PyTorch (when importable in
 this environment; `make bench` uses .venv-bench, which sees Debian's python3-torch) and matmul
-GFLOP/s against NumPy's BLAS, all measured in this one run. Prints ratios; asserts nothing.
+GFLOP/s against NumPy's BLAS (bench/matmul_vs_numpy.py, which has the options for threads and
+clocks), all measured in this one run. Prints ratios; asserts nothing.
 
     make bench                    # or: .venv-bench/bin/python bench/framework_bench.py
 """
+import time
 import timeit
 
 import numpy as np
 
 import sampan as sp
+from matmul_vs_numpy import print_matmul
 
 THREADS = sp.get_num_threads()
 try:
@@ -48,24 +51,10 @@ def overhead_rows():
     return [(name, ours, t) for (name, ours), t in zip(rows, theirs)]
 
 
-def matmul_rows():
-    rows = []
-    for n in (256, 512, 1024):
-        for dtype in ("float32", "float64"):
-            x = np.random.default_rng(0).standard_normal((n, n)).astype(dtype)
-            y = np.random.default_rng(1).standard_normal((n, n)).astype(dtype)
-            sx, sy = sp.from_numpy(x), sp.from_numpy(y)
-            reps = max(1, int(2e9 / (2 * n ** 3)))
-            t_ours = per_call("sx @ sy", locals(), reps)
-            t_np = per_call("x @ y", locals(), reps)
-            flops = 2.0 * n ** 3
-            rows.append((n, dtype, flops / t_ours / 1e9, flops / t_np / 1e9))
-    return rows
-
-
 def main():
     print(f"sampan {sp.__version__}, threads {sp.get_num_threads()}, "
-          f"PyTorch {torch.__version__ if torch else 'not installed'}, NumPy {np.__version__}\n")
+          f"PyTorch {torch.__version__ if torch else 'not installed'}, NumPy {np.__version__}")
+    print(f"sampan's BLAS: {sp.blas_library()}\n")
     print("per-op overhead from Python (1-element float32)")
     print(f"  {'case':40s} {'sampan':>9s} {'PyTorch':>9s} {'ratio':>7s}")
     for name, ours, theirs in overhead_rows():
@@ -73,11 +62,7 @@ def main():
         r = f"{ours / theirs:7.2f}" if theirs else "      -"
         print(f"  {name:40s} {ours * 1e6:8.3f}u {t} {r}")
     print("  target: ratio <= 0.5 for the first row (issue 'Core engine')\n")
-    print("matmul GFLOP/s (n x n @ n x n)")
-    print(f"  {'n':>5s} {'dtype':8s} {'sampan':>8s} {'NumPy':>8s} {'ratio':>6s}")
-    for n, dtype, ours, theirs in matmul_rows():
-        print(f"  {n:5d} {dtype:8s} {ours:8.1f} {theirs:8.1f} {ours / theirs:6.2f}")
-    print("  target: ratio >= 0.9 for n >= 512")
+    print_matmul(time.perf_counter, repeats=7)
 
 
 if __name__ == "__main__":
