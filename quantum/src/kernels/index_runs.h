@@ -69,6 +69,25 @@ inline void split_over_threads(int n, uint64_t total, Range&& range) {
 // two 1.33-1.51, four 1.22-1.31; gates on targets 0-11 (whose pairs lie within 64 KiB, i.e. one
 // stream) ran 15-25% slower than high targets (two streams) before this.
 //
+// The split is not at the exact middle: the second cursor starts kCursorSkew body calls (one
+// cache line per stream each for complex128 dense gates: 1 KiB of the lower half) past it, the
+// first finishing those calls alone. With an exact half the two cursors sit a power of two apart,
+// so each stream of one shares its address bits below that power with a stream of the other.
+// Measured at n = 24, one thread, huge pages (scratch copy of the dense 1-qubit kernel, the
+// in-place bound interleaved, 12 rounds): targets 6-9 at 0.79-0.82 of the bound with the exact
+// half, 0.84-0.92 with a 16-call skew; a 1-call skew (64 B, which already breaks 4 KiB
+// load/store aliasing and L1 set sharing) gained nothing, so the suspect is how the streams map
+// onto L3 slices / DRAM banks. In quantum_bench (n = 22-26, worst target over the bound) it
+// moved the worst target from 0.85-0.89 to 0.90-0.95.
+constexpr uint64_t kCursorSkew = 16;
+
+// Calls taken by the first cursor of a range of `total` calls: half, plus kCursorSkew when the
+// range is long enough for that to matter little to the balance.
+inline uint64_t cursor_split(uint64_t total) {
+  const uint64_t half = (total + 1) / 2;
+  return total >= 64 * kCursorSkew ? half + kCursorSkew : half;
+}
+
 // Calls body(i) for every i in [0, 2^n) with (i & zero_mask) == 0, (i & one_mask) == one_mask
 // and i a multiple of 2^step_bits (one vector register of amplitudes per call). zero_mask and
 // one_mask are disjoint, below bit n, and have no bit below step_bits. Long runs (lowest forced
@@ -99,14 +118,17 @@ inline void for_each_register(int n, uint64_t zero_mask, uint64_t one_mask, int 
       std::decay_t<Body> local_body = body;
       uint64_t high[3] = {high_of[0], high_of[1], high_of[2]};
       const uint64_t ones = one_mask, local_step = step;
-      // Two cursors, one per half of the range, advanced in lockstep (see kCursors).
-      const uint64_t half = (u1 - u0) / 2;
-      const uint64_t xa0 = u0 << step_bits, xb0 = (u0 + half) << step_bits, xa1 = xb0;
-      for (uint64_t xa = xa0, xb = xb0; xa < xa1; xa += local_step, xb += local_step) {
+      // Two cursors advanced in lockstep, the second starting kCursorSkew registers past the
+      // middle (see cursor_split); the first finishes its extra registers alone.
+      const uint64_t len_a = cursor_split(u1 - u0);
+      const uint64_t xa0 = u0 << step_bits, xb0 = (u0 + len_a) << step_bits, xb1 = u1 << step_bits;
+      uint64_t xa = xa0;
+      for (uint64_t xb = xb0; xb < xb1; xa += local_step, xb += local_step) {
         local_body(insert_zero_bits<K>(xa, high) | ones);
         local_body(insert_zero_bits<K>(xb, high) | ones);
       }
-      if ((u1 - u0) & 1) local_body(insert_zero_bits<K>((u1 - 1) << step_bits, high) | ones);
+      for (const uint64_t xa1 = (u0 + len_a) << step_bits; xa < xa1; xa += local_step)
+        local_body(insert_zero_bits<K>(xa, high) | ones);
     };
     split_over_threads(n, total, [&](uint64_t u0, uint64_t u1) {
       if (n_fixed == 0) flat(std::integral_constant<int, 0>(), u0, u1);
@@ -121,6 +143,7 @@ inline void for_each_register(int n, uint64_t zero_mask, uint64_t one_mask, int 
   const uint64_t groups = uint64_t(1) << __builtin_popcountll(free_hi);
   const uint64_t unit = run < kRunUnit ? run : kRunUnit;
   const uint64_t units_per_group = run / unit;
+  const uint64_t calls_per_unit = unit >> step_bits;
   split_over_threads(n, groups * units_per_group, [&](uint64_t u0, uint64_t u1) {
     if (u0 >= u1) return;
     // Locals, not the captured references: the body stores through the amplitude pointer, which
@@ -129,29 +152,43 @@ inline void for_each_register(int n, uint64_t zero_mask, uint64_t one_mask, int 
     std::decay_t<Body> local_body = body;
     const uint64_t local_unit = unit, local_step = step, local_upg = units_per_group;
     const uint64_t local_free_hi = free_hi, local_ones = one_mask;
-    // Two cursors (units [u0, um) and [um, u1)) advanced in lockstep, one register each per step.
-    const uint64_t um = u0 + (u1 - u0) / 2;
-    uint64_t ja = u0 % local_upg, jb = um % local_upg;
-    uint64_t base_a = deposit_bits(u0 / local_upg, local_free_hi) | local_ones;
-    uint64_t base_b = deposit_bits(um / local_upg, local_free_hi) | local_ones;
-    auto next = [&](uint64_t& j, uint64_t& base) {
-      if (++j == local_upg) {
-        j = 0;
-        base = (((base | ~local_free_hi) + 1) & local_free_hi) | local_ones;
-      }
+    // A cursor: unit j of the group at `base`, offset o in it. Positions count body calls.
+    struct Cursor {
+      uint64_t j, base, start, o;
     };
-    for (uint64_t u = u0; u < um; ++u) {
-      const uint64_t start_a = base_a + ja * local_unit, start_b = base_b + jb * local_unit;
-      for (uint64_t o = 0; o < local_unit; o += local_step) {
-        local_body(start_a + o);
-        local_body(start_b + o);
+    auto cursor_at = [&](uint64_t pos) {
+      const uint64_t u = pos / calls_per_unit;
+      Cursor c;
+      c.o = (pos % calls_per_unit) << step_bits;
+      c.j = u % local_upg;
+      c.base = deposit_bits(u / local_upg, local_free_hi) | local_ones;
+      c.start = c.base + c.j * local_unit;
+      return c;
+    };
+    auto advance = [&](Cursor& c) {
+      c.o += local_step;
+      if (c.o != local_unit) return;
+      c.o = 0;
+      if (++c.j == local_upg) {
+        c.j = 0;
+        c.base = (((c.base | ~local_free_hi) + 1) & local_free_hi) | local_ones;
       }
-      next(ja, base_a);
-      next(jb, base_b);
+      c.start = c.base + c.j * local_unit;
+    };
+    // Two cursors in lockstep (the second kCursorSkew calls past the middle, see cursor_split),
+    // then the first one's extra calls alone.
+    const uint64_t total = (u1 - u0) * calls_per_unit;
+    const uint64_t len_a = cursor_split(total), len_b = total - len_a;
+    Cursor a = cursor_at(u0 * calls_per_unit), b = cursor_at(u0 * calls_per_unit + len_a);
+    for (uint64_t k = 0; k < len_b; ++k) {
+      local_body(a.start + a.o);
+      local_body(b.start + b.o);
+      advance(a);
+      advance(b);
     }
-    if ((u1 - u0) & 1) {  // the last unit of the second half
-      const uint64_t start_b = base_b + jb * local_unit;
-      for (uint64_t o = 0; o < local_unit; o += local_step) local_body(start_b + o);
+    for (uint64_t k = len_b; k < len_a; ++k) {
+      local_body(a.start + a.o);
+      advance(a);
     }
   });
 }
