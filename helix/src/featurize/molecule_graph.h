@@ -31,22 +31,24 @@ struct MoleculeGraph {
 /// Fills `out` (cleared first) with the graph of `mol`.
 void molecule_graph(const RDKit::ROMol& mol, FeaturizerKind kind, MoleculeGraph& out);
 
-/// The 'ogb' graph of a SMILES by the fast path (ogb_fast.cpp): true with `out` filled where the
-/// molecule is within what that path models, false otherwise (then parse_smiles + molecule_graph,
+/// The 'ogb' graph of a SMILES by the fast path (ogb_fast.cpp: sampan's SMILES reader where it
+/// reads the molecule, else RDKit's parse): true with `out` filled where the molecule is within
+/// what that path models, false otherwise (then parse_smiles + molecule_graph,
 /// the full path, gives the same features or RDKit's reason for rejecting the molecule).
 /// With `times`, the thread CPU time of each step is added to it (bench/helix/featurize_steps.cpp).
 struct FastPathTimes {
   enum Step {
-    parse, scan, clean_up, property_cache, arrays, rings, rdkit_rings, kekulize, radicals, aromaticity,
+    read, parse, scan, clean_up, property_cache, arrays, rings, rdkit_rings, kekulize, radicals, aromaticity,
     conjugation_hybridization, features, free, num_steps
   };
   static constexpr const char* names[num_steps] = {
-      "parse (SmilesToMol, no sanitization)", "scan for what the fast path takes", "cleanUp (RDKit)",
+      "sampan reader + RDKit valence table", "parse (SmilesToMol, no sanitization)", "scan for what the fast path takes", "cleanUp (RDKit)",
       "updatePropertyCache, strict (RDKit)", "molecule to arrays", "rings (find_unique_sssr)",
       "rings (RDKit symmetrizeSSSR, SSSR not unique)", "Kekule form (arrays)", "assignRadicals (RDKit)",
       "aromaticity (arrays)", "conjugation + hybridization (arrays)", "features", "free the molecule"};
   double seconds[num_steps] = {};
-  int64_t molecules = 0;  // molecules that went all the way through the fast path
+  int64_t molecules = 0;       // molecules that went all the way through the fast path
+  int64_t read_molecules = 0;  // of which through sampan's reader (no RDKit molecule)
 };
 /// With `declined`, a molecule declined before any change to RDKit's parse is handed back there
 /// (for sanitize_parsed, saving a second parse); it stays null otherwise.

@@ -7,8 +7,13 @@
 // are the parse (~17 us), symmetrizeSSSR (~17), the stereo perception (~22; skipped without stereo
 // marks), Kekulize (~10), setAromaticity (~7), setConjugation (~6), removeHs (~3), two property
 // cache passes (~3.5 each) and adjustHs (~3): RDKit's per-atom object access, not the algorithms.
-// Here, after RDKit's parse (sanitize=false), cleanUp and strict property cache (which decide
-// charges, valences, hydrogen counts and valence errors):
+// The molecule as parsed comes from sampan's own SMILES reader where it reads the SMILES
+// (smiles_reader.h: RDKit's raw parse as arrays, no RDKit molecule at all) with RDKit's valences
+// and radicals from a per-thread table of RDKit's answers per kind of atom (rdkit_valence_table.h),
+// where cleanUp cannot change anything; otherwise (stereo marks, H atoms, isotopes, nitro groups
+// written 5-valent, ...) and wherever a later step needs RDKit's molecule (an SSSR that is not
+// unique, Kekulé-written aromatics), from RDKit's parse (sanitize=false), cleanUp and strict
+// property cache (which decide charges, valences, hydrogen counts and valence errors). Then:
 //  - rings: find_unique_sssr (ring_finder.h) where the SSSR is provably unique, RDKit's
 //    symmetrizeSSSR otherwise;
 //  - Kekulé form and aromaticity: RDKit's rules on arrays (aromaticity.h), then RDKit's own
@@ -39,7 +44,9 @@
 
 #include "featurize/aromaticity.h"
 #include "featurize/molecule_graph.h"
+#include "featurize/rdkit_valence_table.h"
 #include "featurize/ring_finder.h"
+#include "featurize/smiles_reader.h"
 #include "featurize/vocabularies.h"
 
 namespace sampan::helix {
@@ -122,12 +129,267 @@ struct Scratch {
   std::vector<FoundRing> rings;
 };
 
+/// How the array steps ended: the graph is made, the molecule is left to the full path, or (on
+/// sampan's reader, without an RDKit molecule) a step needs RDKit's molecule.
+enum class Outcome { done, declined, needs_rdkit };
+
+/// The array steps, from rings to features, on `scratch.mol` and `scratch.type` (the molecule as
+/// parsed, with RDKit's property cache values). `mol` is RDKit's molecule where there is one (the
+/// RDKit-parse path), null on sampan's reader's path.
+Outcome featurize_arrays(Scratch& scratch, RDKit::RWMol* mol, MoleculeGraph& out, StepClock& clock) {
+  MolArrays& a = scratch.mol;
+  const int n = a.n, m = a.m;
+  std::vector<RDKit::Bond::BondType>& type = scratch.type;
+  std::vector<FoundRing>& rings = scratch.rings;
+  if (!find_unique_sssr(n, a.bond_begin, a.bond_end, rings)) {
+    // Not provably unique: RDKit's own ring set.
+    if (!mol) return Outcome::needs_rdkit;
+    RDKit::VECT_INT_VECT symmetrized;
+    RDKit::MolOps::symmetrizeSSSR(*mol, symmetrized);
+    const auto& atom_rings = mol->getRingInfo()->atomRings();
+    const auto& bond_rings = mol->getRingInfo()->bondRings();
+    rings.resize(atom_rings.size());
+    for (size_t r = 0; r < atom_rings.size(); ++r) rings[r] = {atom_rings[r], bond_rings[r]};
+    clock.lap(FastPathTimes::rdkit_rings);
+  } else {
+    clock.lap(FastPathTimes::rings);
+  }
+  std::vector<char>& in_ring = scratch.in_ring;
+  in_ring.assign(n, 0);
+  a.bond_in_ring.assign(m, 0);
+  for (const FoundRing& r : rings) {
+    for (int i : r.atoms) in_ring[i] = 1;
+    for (int k : r.bonds) a.bond_in_ring[k] = 1;
+  }
+
+  // Kekulé form, radicals on it (RDKit's assignRadicals reads bond orders), aromaticity.
+  std::vector<char>& double_bond = scratch.double_bond;
+  scratch.written_valence.assign(a.explicit_valence.begin(), a.explicit_valence.end());
+  if (!kekulize_arrays(a, double_bond)) return Outcome::declined;
+  clock.lap(FastPathTimes::kekulize);
+  // assignRadicals only looks at atoms without implicit hydrogens (bracket atoms), and reads bond
+  // orders: where such an atom has aromatic bonds, it runs on the Kekulé bond types (as in
+  // RDKit's sanitization, which kekulizes first).
+  bool any_no_implicit = false, kekule_needed = false;
+  for (int i = 0; i < n; ++i) {
+    if (!a.no_implicit[i]) continue;
+    any_no_implicit = true;
+    kekule_needed |= a.aromatic[i] != 0;
+  }
+  if (any_no_implicit && !mol) {
+    // sampan's reader: RDKit's assignRadicals asked once per kind of bracket atom.
+    for (int i = 0; i < n; ++i) {
+      if (!a.no_implicit[i]) continue;
+      a.radicals[i] = rdkit_radicals(a, i, double_bond);
+      if (a.radicals[i] < 0) return Outcome::needs_rdkit;
+    }
+  } else if (any_no_implicit) {
+    if (kekule_needed) {
+      for (int k = 0; k < m; ++k) {
+        if (a.bond_aromatic[k]) {
+          mol->getBondWithIdx(k)->setBondType(double_bond[k] ? RDKit::Bond::DOUBLE : RDKit::Bond::SINGLE);
+        }
+      }
+    }
+    RDKit::MolOps::assignRadicals(*mol);
+    if (kekule_needed) {
+      for (int k = 0; k < m; ++k) {
+        if (a.bond_aromatic[k]) mol->getBondWithIdx(k)->setBondType(RDKit::Bond::AROMATIC);
+      }
+    }
+    for (int i = 0; i < n; ++i) {
+      if (a.no_implicit[i]) a.radicals[i] = static_cast<int>(mol->getAtomWithIdx(i)->getNumRadicalElectrons());
+    }
+  }
+  clock.lap(FastPathTimes::radicals);
+  std::vector<char>&perceived_atoms = scratch.perceived_atoms, &perceived_bonds = scratch.perceived_bonds;
+  int largest_system = 0;
+  if (!perceive_aromaticity(a, rings, perceived_atoms, perceived_bonds, largest_system)) return Outcome::declined;
+  // Taken where RDKit's perception gives back exactly what was written (then the molecule ends
+  // in its written form: no Kekulé bond shows, and hydrogen counts and valences are those computed
+  // above), or where nothing was written aromatic (Kekulé-written benzene: the Kekulé form is the
+  // written one; the perceived aromaticity is then set on the molecule and RDKit's adjustHs and
+  // strict property cache give the final hydrogen counts, as in its sanitization).
+  bool written_aromatic = false, same = true;
+  for (int i = 0; i < n; ++i) {
+    written_aromatic |= a.aromatic[i] != 0;
+    same &= perceived_atoms[i] == a.aromatic[i];
+  }
+  for (int k = 0; k < m; ++k) same &= perceived_bonds[k] == a.bond_aromatic[k];
+  if (!same && written_aromatic) return Outcome::declined;
+  // Fused systems of more than three candidate rings are left to RDKit: there its outcome
+  // depends on details of its ring-combination search that are not re-stated here (porphyrins
+  // and large polycyclic aromatics in HIV and in rdkit-data's NCI set differ otherwise).
+  if (largest_system > kMaxFusedSystem) return Outcome::declined;
+  // Back to the written valences: what setConjugation and setHybridization read in RDKit's
+  // sanitization (it does not recompute them between Kekulize and adjustHs).
+  a.explicit_valence.swap(scratch.written_valence);
+  const bool newly_aromatic = !same;
+  // Kekulé-written aromatics need RDKit's adjustHs and property cache on its molecule.
+  if (newly_aromatic && !mol) return Outcome::needs_rdkit;
+  if (newly_aromatic) {
+    for (int i = 0; i < n; ++i) {
+      if (perceived_atoms[i]) mol->getAtomWithIdx(i)->setIsAromatic(true);
+    }
+    for (int k = 0; k < m; ++k) {
+      if (!perceived_bonds[k]) continue;
+      RDKit::Bond* b = mol->getBondWithIdx(k);
+      b->setIsAromatic(true);
+      if (type[k] == RDKit::Bond::SINGLE || type[k] == RDKit::Bond::DOUBLE) {
+        b->setBondType(RDKit::Bond::AROMATIC);
+        type[k] = RDKit::Bond::AROMATIC;
+      }
+    }
+  }
+  clock.lap(FastPathTimes::aromaticity);
+
+  // Conjugation and hybridization on arrays (see the file comment).
+  const std::vector<int>&start = a.start, &incident = a.incident;
+  std::vector<int>&total_degree = scratch.total_degree, &substituents = scratch.substituents;
+  std::vector<char>& candidate = scratch.candidate;
+  total_degree.resize(n);
+  substituents.resize(n);
+  candidate.resize(n);
+  for (int i = 0; i < n; ++i) {
+    total_degree[i] = a.degree[i] + a.total_hs(i);
+    substituents[i] = total_degree[i];
+    candidate[i] = conjugation_candidate(a, i, total_degree[i]);
+  }
+  std::vector<char>& conjugated = scratch.conjugated;
+  conjugated.assign(perceived_bonds.begin(), perceived_bonds.end());
+  for (int i = 0; i < n; ++i) {
+    if (!candidate[i] || substituents[i] < 2 || substituents[i] > 3) continue;
+    for (int p = start[i]; p < start[i + 1]; ++p) {
+      const int k1 = incident[p];
+      // getValenceContrib >= 1.5: double, triple and aromatic bonds.
+      if (type[k1] == RDKit::Bond::SINGLE) continue;
+      for (int q = start[i]; q < start[i + 1]; ++q) {
+        const int k2 = incident[q];
+        if (k2 == k1) continue;
+        const int j = a.bond_begin[k2] == i ? a.bond_end[k2] : a.bond_begin[k2];
+        if (substituents[j] > 3 || !candidate[j]) continue;
+        conjugated[k1] = conjugated[k2] = 1;
+      }
+    }
+  }
+  std::vector<int>& hybrid = scratch.hybrid;
+  hybrid.resize(n);
+  for (int i = 0; i < n; ++i) {
+    bool has_conjugated_bond = false;
+    for (int p = start[i]; p < start[i + 1]; ++p) has_conjugated_bond |= conjugated[incident[p]] != 0;
+    hybrid[i] = static_cast<int>(vocab::ogb_hybridization_id(hybridization(a, i, total_degree[i], has_conjugated_bond)));
+  }
+  if (newly_aromatic) {
+    // RDKit's own last steps on the aromatic molecule: hydrogen counts of its final form.
+    RDKit::MolOps::adjustHs(*mol);
+    mol->updatePropertyCache(true);
+    for (int i = 0; i < n; ++i) {
+      const RDKit::Atom* atom = mol->getAtomWithIdx(i);
+      a.explicit_hs[i] = static_cast<int>(atom->getNumExplicitHs());
+      a.implicit_valence[i] = atom->getImplicitValence();
+      total_degree[i] = a.degree[i] + a.total_hs(i);
+    }
+  }
+  clock.lap(FastPathTimes::conjugation_hybridization);
+
+  out.num_atoms = n;
+  out.atom_features.assign(static_cast<size_t>(n) * 9, 0);
+  out.edge_source.resize(2 * m);
+  out.edge_target.resize(2 * m);
+  out.bond_features.assign(static_cast<size_t>(2 * m) * 3, 0);
+  for (int i = 0; i < n; ++i) {
+    int64_t* f = out.atom_features.data() + static_cast<size_t>(i) * 9;
+    f[0] = vocab::range_index(a.z[i], 1, 118);
+    f[1] = 0;  // no chiral tag on this path
+    f[2] = vocab::range_index(total_degree[i], 0, 10);
+    f[3] = vocab::range_index(a.charge[i], -5, 5);
+    f[4] = vocab::range_index(a.total_hs(i), 0, 8);
+    f[5] = vocab::range_index(a.radicals[i], 0, 4);
+    f[6] = hybrid[i];
+    f[7] = perceived_atoms[i];
+    f[8] = in_ring[i];
+  }
+  for (int k = 0; k < m; ++k) {
+    out.edge_source[2 * k] = a.bond_begin[k];
+    out.edge_target[2 * k] = a.bond_end[k];
+    out.edge_source[2 * k + 1] = a.bond_end[k];
+    out.edge_target[2 * k + 1] = a.bond_begin[k];
+    int64_t* f = out.bond_features.data() + static_cast<size_t>(2 * k) * 3;
+    f[0] = vocab::ogb_bond_type_id(type[k]);
+    f[1] = 0;  // STEREONONE: no stereo marks on this path
+    f[2] = conjugated[k];
+    std::copy(f, f + 3, f + 3);
+  }
+  clock.lap(FastPathTimes::features);
+  return Outcome::done;
+}
+
+/// Whether RDKit's cleanUp could change the molecule (then it is left to RDKit's parse): it
+/// rewrites neutral 5-valent N with double bonds to O or a triple bond to N (nitro, azide), neutral
+/// P with a double bond to O and another to C or P, and neutral Cl, Br, I with valence 3, 5 or 7
+/// to their charge-separated forms. Declined more broadly here: a neutral N with a multiple bond
+/// and a bond order sum above 3, a neutral P with two multiple bonds (aromatic ones included), a
+/// neutral Cl, Br or I with a bond order sum above 1.
+bool clean_up_could_apply(const MolArrays& a) {
+  for (int i = 0; i < a.n; ++i) {
+    if (a.charge[i] != 0) continue;
+    const int z = a.z[i];
+    if (z != 7 && z != 15 && z != 17 && z != 35 && z != 53) continue;
+    int twice_order_sum = 2 * a.explicit_hs[i], multiple = 0, aromatic = 0;
+    for (int p = a.start[i]; p < a.start[i + 1]; ++p) {
+      const int k = a.incident[p];
+      if (a.bond_aromatic[k]) {
+        twice_order_sum += 3;
+        ++aromatic;
+      } else {
+        twice_order_sum += 2 * a.order[k];
+        multiple += a.order[k] > 1;
+      }
+    }
+    if (z == 7 && multiple > 0 && twice_order_sum > 6) return true;
+    if (z == 15 && multiple > 0 && multiple + aromatic > 1) return true;
+    if (z >= 17 && twice_order_sum > 2) return true;
+  }
+  return false;
+}
+
+/// The graph by sampan's SMILES reader and RDKit's valence table (no RDKit molecule): true where
+/// taken, false where the RDKit-parse path must decide.
+bool ogb_graph_from_reader(const std::string& smiles, Scratch& scratch, MoleculeGraph& out, StepClock& clock) {
+  MolArrays& a = scratch.mol;
+  if (!read_smiles_arrays(smiles, a)) return false;
+  a.build_incidence();
+  if (clean_up_could_apply(a) || !fill_rdkit_valences(a)) return false;
+  scratch.type.resize(a.m);
+  for (int k = 0; k < a.m; ++k) {
+    scratch.type[k] = a.bond_aromatic[k] ? RDKit::Bond::AROMATIC
+                      : a.order[k] == 2  ? RDKit::Bond::DOUBLE
+                      : a.order[k] == 3  ? RDKit::Bond::TRIPLE
+                                         : RDKit::Bond::SINGLE;
+  }
+  clock.lap(FastPathTimes::read);
+  return featurize_arrays(scratch, nullptr, out, clock) == Outcome::done;
+}
+
 }  // namespace
 
 bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes* times,
                     std::unique_ptr<RDKit::RWMol>* declined) {
   if (smiles.empty()) return false;
   StepClock clock(times);
+  thread_local Scratch scratch;
+  try {
+    if (ogb_graph_from_reader(smiles, scratch, out, clock)) {
+      if (times) {
+        ++times->molecules;
+        ++times->read_molecules;
+      }
+      return true;
+    }
+  } catch (const std::exception&) {
+    // RDKit's answer for an atom kind threw in an unexpected way: RDKit's parse decides.
+  }
+  clock.lap(FastPathTimes::read);
   try {
     RDKit::SmilesParserParams raw;
     raw.sanitize = false;
@@ -162,7 +424,6 @@ bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes
     clock.lap(FastPathTimes::property_cache);
 
     // The molecule as written (after cleanUp) as arrays, with RDKit's valences.
-    thread_local Scratch scratch;
     MolArrays& a = scratch.mol;
     a.n = n;
     a.m = m;
@@ -206,177 +467,7 @@ bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes
     a.build_incidence();
     clock.lap(FastPathTimes::arrays);
 
-    std::vector<FoundRing>& rings = scratch.rings;
-    if (!find_unique_sssr(n, a.bond_begin, a.bond_end, rings)) {
-      // Not provably unique: RDKit's own ring set.
-      RDKit::VECT_INT_VECT symmetrized;
-      RDKit::MolOps::symmetrizeSSSR(*mol, symmetrized);
-      const auto& atom_rings = mol->getRingInfo()->atomRings();
-      const auto& bond_rings = mol->getRingInfo()->bondRings();
-      rings.resize(atom_rings.size());
-      for (size_t r = 0; r < atom_rings.size(); ++r) rings[r] = {atom_rings[r], bond_rings[r]};
-      clock.lap(FastPathTimes::rdkit_rings);
-    } else {
-      clock.lap(FastPathTimes::rings);
-    }
-    std::vector<char>& in_ring = scratch.in_ring;
-    in_ring.assign(n, 0);
-    a.bond_in_ring.assign(m, 0);
-    for (const FoundRing& r : rings) {
-      for (int i : r.atoms) in_ring[i] = 1;
-      for (int k : r.bonds) a.bond_in_ring[k] = 1;
-    }
-
-    // Kekulé form, radicals on it (RDKit's assignRadicals reads bond orders), aromaticity.
-    std::vector<char>& double_bond = scratch.double_bond;
-    scratch.written_valence.assign(a.explicit_valence.begin(), a.explicit_valence.end());
-    if (!kekulize_arrays(a, double_bond)) return false;
-    clock.lap(FastPathTimes::kekulize);
-    // assignRadicals only looks at atoms without implicit hydrogens (bracket atoms), and reads bond
-    // orders: where such an atom has aromatic bonds, it runs on the Kekulé bond types (as in
-    // RDKit's sanitization, which kekulizes first).
-    bool any_no_implicit = false, kekule_needed = false;
-    for (int i = 0; i < n; ++i) {
-      if (!a.no_implicit[i]) continue;
-      any_no_implicit = true;
-      kekule_needed |= a.aromatic[i] != 0;
-    }
-    if (any_no_implicit) {
-      if (kekule_needed) {
-        for (int k = 0; k < m; ++k) {
-          if (a.bond_aromatic[k]) {
-            mol->getBondWithIdx(k)->setBondType(double_bond[k] ? RDKit::Bond::DOUBLE : RDKit::Bond::SINGLE);
-          }
-        }
-      }
-      RDKit::MolOps::assignRadicals(*mol);
-      if (kekule_needed) {
-        for (int k = 0; k < m; ++k) {
-          if (a.bond_aromatic[k]) mol->getBondWithIdx(k)->setBondType(RDKit::Bond::AROMATIC);
-        }
-      }
-      for (int i = 0; i < n; ++i) {
-        if (a.no_implicit[i]) a.radicals[i] = static_cast<int>(mol->getAtomWithIdx(i)->getNumRadicalElectrons());
-      }
-    }
-    clock.lap(FastPathTimes::radicals);
-    std::vector<char>&perceived_atoms = scratch.perceived_atoms, &perceived_bonds = scratch.perceived_bonds;
-    int largest_system = 0;
-    if (!perceive_aromaticity(a, rings, perceived_atoms, perceived_bonds, largest_system)) return false;
-    // Taken where RDKit's perception gives back exactly what was written (then the molecule ends
-    // in its written form: no Kekulé bond shows, and hydrogen counts and valences are those computed
-    // above), or where nothing was written aromatic (Kekulé-written benzene: the Kekulé form is the
-    // written one; the perceived aromaticity is then set on the molecule and RDKit's adjustHs and
-    // strict property cache give the final hydrogen counts, as in its sanitization).
-    bool written_aromatic = false, same = true;
-    for (int i = 0; i < n; ++i) {
-      written_aromatic |= a.aromatic[i] != 0;
-      same &= perceived_atoms[i] == a.aromatic[i];
-    }
-    for (int k = 0; k < m; ++k) same &= perceived_bonds[k] == a.bond_aromatic[k];
-    if (!same && written_aromatic) return false;
-    // Fused systems of more than three candidate rings are left to RDKit: there its outcome
-    // depends on details of its ring-combination search that are not re-stated here (porphyrins
-    // and large polycyclic aromatics in HIV and in rdkit-data's NCI set differ otherwise).
-    if (largest_system > kMaxFusedSystem) return false;
-    // Back to the written valences: what setConjugation and setHybridization read in RDKit's
-    // sanitization (it does not recompute them between Kekulize and adjustHs).
-    a.explicit_valence.swap(scratch.written_valence);
-    const bool newly_aromatic = !same;
-    if (newly_aromatic) {
-      for (int i = 0; i < n; ++i) {
-        if (perceived_atoms[i]) mol->getAtomWithIdx(i)->setIsAromatic(true);
-      }
-      for (int k = 0; k < m; ++k) {
-        if (!perceived_bonds[k]) continue;
-        RDKit::Bond* b = mol->getBondWithIdx(k);
-        b->setIsAromatic(true);
-        if (type[k] == RDKit::Bond::SINGLE || type[k] == RDKit::Bond::DOUBLE) {
-          b->setBondType(RDKit::Bond::AROMATIC);
-          type[k] = RDKit::Bond::AROMATIC;
-        }
-      }
-    }
-    clock.lap(FastPathTimes::aromaticity);
-
-    // Conjugation and hybridization on arrays (see the file comment).
-    const std::vector<int>&start = a.start, &incident = a.incident;
-    std::vector<int>&total_degree = scratch.total_degree, &substituents = scratch.substituents;
-    std::vector<char>& candidate = scratch.candidate;
-    total_degree.resize(n);
-    substituents.resize(n);
-    candidate.resize(n);
-    for (int i = 0; i < n; ++i) {
-      total_degree[i] = a.degree[i] + a.total_hs(i);
-      substituents[i] = total_degree[i];
-      candidate[i] = conjugation_candidate(a, i, total_degree[i]);
-    }
-    std::vector<char>& conjugated = scratch.conjugated;
-    conjugated.assign(perceived_bonds.begin(), perceived_bonds.end());
-    for (int i = 0; i < n; ++i) {
-      if (!candidate[i] || substituents[i] < 2 || substituents[i] > 3) continue;
-      for (int p = start[i]; p < start[i + 1]; ++p) {
-        const int k1 = incident[p];
-        // getValenceContrib >= 1.5: double, triple and aromatic bonds.
-        if (type[k1] == RDKit::Bond::SINGLE) continue;
-        for (int q = start[i]; q < start[i + 1]; ++q) {
-          const int k2 = incident[q];
-          if (k2 == k1) continue;
-          const int j = a.bond_begin[k2] == i ? a.bond_end[k2] : a.bond_begin[k2];
-          if (substituents[j] > 3 || !candidate[j]) continue;
-          conjugated[k1] = conjugated[k2] = 1;
-        }
-      }
-    }
-    std::vector<int>& hybrid = scratch.hybrid;
-    hybrid.resize(n);
-    for (int i = 0; i < n; ++i) {
-      bool has_conjugated_bond = false;
-      for (int p = start[i]; p < start[i + 1]; ++p) has_conjugated_bond |= conjugated[incident[p]] != 0;
-      hybrid[i] = static_cast<int>(vocab::ogb_hybridization_id(hybridization(a, i, total_degree[i], has_conjugated_bond)));
-    }
-    if (newly_aromatic) {
-      // RDKit's own last steps on the aromatic molecule: hydrogen counts of its final form.
-      RDKit::MolOps::adjustHs(*mol);
-      mol->updatePropertyCache(true);
-      for (int i = 0; i < n; ++i) {
-        const RDKit::Atom* atom = mol->getAtomWithIdx(i);
-        a.explicit_hs[i] = static_cast<int>(atom->getNumExplicitHs());
-        a.implicit_valence[i] = atom->getImplicitValence();
-        total_degree[i] = a.degree[i] + a.total_hs(i);
-      }
-    }
-    clock.lap(FastPathTimes::conjugation_hybridization);
-
-    out.num_atoms = n;
-    out.atom_features.assign(static_cast<size_t>(n) * 9, 0);
-    out.edge_source.resize(2 * m);
-    out.edge_target.resize(2 * m);
-    out.bond_features.assign(static_cast<size_t>(2 * m) * 3, 0);
-    for (int i = 0; i < n; ++i) {
-      int64_t* f = out.atom_features.data() + static_cast<size_t>(i) * 9;
-      f[0] = vocab::range_index(a.z[i], 1, 118);
-      f[1] = 0;  // no chiral tag on this path
-      f[2] = vocab::range_index(total_degree[i], 0, 10);
-      f[3] = vocab::range_index(a.charge[i], -5, 5);
-      f[4] = vocab::range_index(a.total_hs(i), 0, 8);
-      f[5] = vocab::range_index(a.radicals[i], 0, 4);
-      f[6] = hybrid[i];
-      f[7] = perceived_atoms[i];
-      f[8] = in_ring[i];
-    }
-    for (int k = 0; k < m; ++k) {
-      out.edge_source[2 * k] = a.bond_begin[k];
-      out.edge_target[2 * k] = a.bond_end[k];
-      out.edge_source[2 * k + 1] = a.bond_end[k];
-      out.edge_target[2 * k + 1] = a.bond_begin[k];
-      int64_t* f = out.bond_features.data() + static_cast<size_t>(2 * k) * 3;
-      f[0] = vocab::ogb_bond_type_id(type[k]);
-      f[1] = 0;  // STEREONONE: no stereo marks on this path
-      f[2] = conjugated[k];
-      std::copy(f, f + 3, f + 3);
-    }
-    clock.lap(FastPathTimes::features);
+    if (featurize_arrays(scratch, mol.get(), out, clock) != Outcome::done) return false;
     mol.reset();
     clock.lap(FastPathTimes::free);
     if (times) ++times->molecules;

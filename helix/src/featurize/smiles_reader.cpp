@@ -1,0 +1,294 @@
+// sampan's SMILES reader for the 'ogb' fast path (see smiles_reader.h for what it reads and in
+// which order, and why).
+#include "featurize/smiles_reader.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace sampan::helix {
+
+namespace {
+
+// Element symbols by atomic number (IUPAC), for bracket atoms.
+constexpr const char* kElementSymbols[] = {
+    "*",  "H",  "He", "Li", "Be", "B",  "C",  "N",  "O",  "F",  "Ne", "Na", "Mg", "Al", "Si", "P",  "S",
+    "Cl", "Ar", "K",  "Ca", "Sc", "Ti", "V",  "Cr", "Mn", "Fe", "Co", "Ni", "Cu", "Zn", "Ga", "Ge", "As",
+    "Se", "Br", "Kr", "Rb", "Sr", "Y",  "Zr", "Nb", "Mo", "Tc", "Ru", "Rh", "Pd", "Ag", "Cd", "In", "Sn",
+    "Sb", "Te", "I",  "Xe", "Cs", "Ba", "La", "Ce", "Pr", "Nd", "Pm", "Sm", "Eu", "Gd", "Tb", "Dy", "Ho",
+    "Er", "Tm", "Yb", "Lu", "Hf", "Ta", "W",  "Re", "Os", "Ir", "Pt", "Au", "Hg", "Tl", "Pb", "Bi", "Po",
+    "At", "Rn", "Fr", "Ra", "Ac", "Th", "Pa", "U",  "Np", "Pu", "Am", "Cm", "Bk", "Cf", "Es", "Fm", "Md",
+    "No", "Lr", "Rf", "Db", "Sg", "Bh", "Hs", "Mt", "Ds", "Rg", "Cn", "Nh", "Fl", "Mc", "Lv", "Ts", "Og"};
+constexpr int kNumElements = sizeof(kElementSymbols) / sizeof(kElementSymbols[0]);
+
+/// Atomic number of the element symbol of `length` (1 or 2) characters at `s`, 0 if none.
+int element_number(const char* s, int length) {
+  for (int z = 1; z < kNumElements; ++z) {
+    const char* symbol = kElementSymbols[z];
+    if (static_cast<int>(std::strlen(symbol)) == length && std::strncmp(symbol, s, length) == 0) return z;
+  }
+  return 0;
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
+
+/// A ring-closure digit waiting for its partner: the opening atom and the bond symbol written there.
+struct OpenRing {
+  int atom = -1;
+  char symbol = 0;
+};
+
+struct ClosureBond {
+  int number, begin, end;
+  char symbol;
+};
+
+class Reader {
+ public:
+  /// Reads `smiles` into `mol` (see read_smiles_arrays).
+  bool read(const std::string& smiles, MolArrays& mol) {
+    s_ = &smiles;
+    mol_ = &mol;
+    MolArrays& a = mol;
+    a.z.clear();
+    a.charge.clear();
+    a.explicit_hs.clear();
+    a.aromatic.clear();
+    a.no_implicit.clear();
+    a.bond_begin.clear();
+    a.bond_end.clear();
+    a.order.clear();
+    a.bond_aromatic.clear();
+    closures_.clear();
+    branches_.clear();
+    for (OpenRing& r : rings_) r = OpenRing();
+    int open_rings = 0;
+    int previous = -1;  // the atom the next one bonds to (-1 at the start and after '.')
+    char pending = 0;   // bond symbol written before the next atom or ring digit
+    const std::string& s = smiles;
+    const size_t length = s.size();
+    size_t p = 0;
+    while (p < length) {
+      const char c = s[p];
+      if (c == '[' || (c >= 'A' && c <= 'Z') || is_lower(c)) {
+        if (!read_atom(p)) return false;
+        const int atom = static_cast<int>(a.z.size()) - 1;
+        if (previous >= 0) {
+          add_bond(a.bond_begin, a.bond_end, previous, atom, pending);
+        } else if (pending) {
+          return false;  // a bond symbol with nothing before it
+        }
+        pending = 0;
+        previous = atom;
+      } else if (c == '(') {
+        if (previous < 0 || pending) return false;
+        branches_.push_back(previous);
+        ++p;
+      } else if (c == ')') {
+        if (branches_.empty() || pending) return false;
+        previous = branches_.back();
+        branches_.pop_back();
+        ++p;
+      } else if (c == '-' || c == '=' || c == '#') {
+        if (previous < 0 || pending) return false;
+        pending = c;
+        ++p;
+      } else if (c == '.') {
+        if (previous < 0 || pending || !branches_.empty()) return false;
+        previous = -1;
+        ++p;
+      } else if (is_digit(c) || c == '%') {
+        int number;
+        if (c == '%') {
+          if (p + 2 >= length || !is_digit(s[p + 1]) || !is_digit(s[p + 2])) return false;
+          number = 10 * (s[p + 1] - '0') + (s[p + 2] - '0');
+          p += 3;
+        } else {
+          number = c - '0';
+          ++p;
+        }
+        if (previous < 0) return false;
+        OpenRing& ring = rings_[number];
+        if (ring.atom < 0) {
+          ring.atom = previous;
+          ring.symbol = pending;
+          ++open_rings;
+        } else {
+          if (ring.atom == previous) return false;
+          if (ring.symbol && pending && ring.symbol != pending) return false;
+          // RDKit's raw parse: the bond begins at the atom where its symbol was written, at the
+          // closing atom when none was (checked against RDKit in smiles_reader_test.cpp).
+          if (ring.symbol) {
+            closures_.push_back({number, ring.atom, previous, ring.symbol});
+          } else {
+            closures_.push_back({number, previous, ring.atom, pending});
+          }
+          ring = OpenRing();
+          --open_rings;
+        }
+        pending = 0;
+      } else {
+        return false;  // stereo bonds, ':', '$', '~', '*', spaces, anything unexpected
+      }
+    }
+    if (pending || open_rings || !branches_.empty() || a.z.empty()) return false;
+    // Ring-closure bonds come after the chain bonds, by ring number, and for one number in the
+    // order they closed (RDKit keeps them per number until the end of the parse); none may repeat
+    // a bond (RDKit rejects that).
+    std::stable_sort(closures_.begin(), closures_.end(),
+                     [](const ClosureBond& x, const ClosureBond& y) { return x.number < y.number; });
+    for (const ClosureBond& r : closures_) {
+      for (size_t k = 0; k < a.bond_begin.size(); ++k) {
+        if ((a.bond_begin[k] == r.begin && a.bond_end[k] == r.end) ||
+            (a.bond_begin[k] == r.end && a.bond_end[k] == r.begin)) {
+          return false;
+        }
+      }
+      add_bond(a.bond_begin, a.bond_end, r.begin, r.end, r.symbol);
+    }
+    for (size_t k = 0; k < a.order.size(); ++k) {
+      // A double or triple bond written between two aromatic atoms: left to RDKit.
+      if (a.order[k] > 1 && a.aromatic[a.bond_begin[k]] && a.aromatic[a.bond_end[k]]) return false;
+    }
+    a.n = static_cast<int>(a.z.size());
+    a.m = static_cast<int>(a.bond_begin.size());
+    a.degree.assign(a.n, 0);
+    for (int k = 0; k < a.m; ++k) {
+      ++a.degree[a.bond_begin[k]];
+      ++a.degree[a.bond_end[k]];
+    }
+    return true;
+  }
+
+ private:
+  void add_bond(std::vector<int>& begin, std::vector<int>& end, int i, int j, char symbol) {
+    MolArrays& a = *mol_;
+    begin.push_back(i);
+    end.push_back(j);
+    const bool aromatic = symbol == 0 && a.aromatic[i] && a.aromatic[j];
+    a.bond_aromatic.push_back(aromatic);
+    a.order.push_back(symbol == '=' ? 2 : symbol == '#' ? 3 : 1);
+  }
+
+  void push_atom(int z, bool aromatic, bool bracket, int hs, int charge) {
+    MolArrays& a = *mol_;
+    a.z.push_back(z);
+    a.aromatic.push_back(aromatic);
+    a.no_implicit.push_back(bracket);
+    a.explicit_hs.push_back(hs);
+    a.charge.push_back(charge);
+  }
+
+  /// An atom at s[p], p moved past it.
+  bool read_atom(size_t& p) {
+    const std::string& s = *s_;
+    const size_t length = s.size();
+    const char c = s[p];
+    if (c != '[') {
+      // The organic subset: B C N O P S F Cl Br I, aromatic b c n o p s.
+      int z = 0;
+      bool aromatic = false;
+      const char next = p + 1 < length ? s[p + 1] : 0;
+      switch (c) {
+        case 'C': z = next == 'l' ? 17 : 6; break;
+        case 'B': z = next == 'r' ? 35 : 5; break;
+        case 'N': z = 7; break;
+        case 'O': z = 8; break;
+        case 'P': z = 15; break;
+        case 'S': z = 16; break;
+        case 'F': z = 9; break;
+        case 'I': z = 53; break;
+        case 'b': z = 5; aromatic = true; break;
+        case 'c': z = 6; aromatic = true; break;
+        case 'n': z = 7; aromatic = true; break;
+        case 'o': z = 8; aromatic = true; break;
+        case 'p': z = 15; aromatic = true; break;
+        case 's': z = 16; aromatic = true; break;
+        default: return false;
+      }
+      p += (z == 17 || z == 35) ? 2 : 1;
+      push_atom(z, aromatic, false, 0, 0);
+      return true;
+    }
+    // [symbol H<n> charge]; no isotope, chirality or atom class (declined).
+    ++p;
+    if (p >= length) return false;
+    int z = 0;
+    bool aromatic = false;
+    if (is_lower(s[p])) {
+      // Aromatic bracket atoms: se, as, te, or b c n o p s.
+      if (p + 1 < length && ((s[p] == 's' && s[p + 1] == 'e') || (s[p] == 'a' && s[p + 1] == 's') ||
+                             (s[p] == 't' && s[p + 1] == 'e'))) {
+        z = s[p] == 's' ? 34 : s[p] == 'a' ? 33 : 52;
+        p += 2;
+      } else {
+        switch (s[p]) {
+          case 'b': z = 5; break;
+          case 'c': z = 6; break;
+          case 'n': z = 7; break;
+          case 'o': z = 8; break;
+          case 'p': z = 15; break;
+          case 's': z = 16; break;
+          default: return false;
+        }
+        ++p;
+      }
+      aromatic = true;
+    } else if (s[p] >= 'A' && s[p] <= 'Z') {
+      // The longest element symbol: "[Sc]" is scandium, "[Co]" cobalt.
+      if (p + 1 < length && is_lower(s[p + 1])) z = element_number(&s[p], 2);
+      if (z) {
+        p += 2;
+      } else {
+        z = element_number(&s[p], 1);
+        ++p;
+      }
+      if (!z) return false;
+    } else {
+      return false;  // isotope, '*', ...
+    }
+    if (z == 1) return false;  // hydrogen atoms: RDKit's removeHs decides what becomes of them
+    int hs = 0;
+    if (p < length && s[p] == 'H') {
+      ++p;
+      hs = 1;
+      if (p < length && is_digit(s[p])) hs = s[p++] - '0';
+    }
+    int charge = 0;
+    if (p < length && (s[p] == '+' || s[p] == '-')) {
+      const char sign = s[p++];
+      int magnitude = 1;
+      if (p < length && is_digit(s[p])) {
+        magnitude = s[p++] - '0';
+        if (p < length && is_digit(s[p])) return false;
+      } else {
+        // '+' and '++' (RDKit's parser takes no longer runs of signs).
+        if (p < length && s[p] == sign) {
+          magnitude = 2;
+          ++p;
+          if (p < length && s[p] == sign) return false;
+        }
+      }
+      charge = sign == '+' ? magnitude : -magnitude;
+    }
+    if (p >= length || s[p] != ']') return false;
+    ++p;
+    push_atom(z, aromatic, true, hs, charge);
+    return true;
+  }
+
+  const std::string* s_ = nullptr;
+  MolArrays* mol_ = nullptr;
+  OpenRing rings_[100];
+  std::vector<ClosureBond> closures_;
+  std::vector<int> branches_;
+};
+
+}  // namespace
+
+bool read_smiles_arrays(const std::string& smiles, MolArrays& mol) {
+  thread_local Reader reader;  // its vectors are reused from call to call on the same thread
+  return reader.read(smiles, mol);
+}
+
+}  // namespace sampan::helix

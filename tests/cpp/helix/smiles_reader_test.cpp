@@ -1,0 +1,203 @@
+// sampan's SMILES reader (helix/src/featurize/smiles_reader.cpp) and RDKit's valence table
+// (rdkit_valence_table.cpp) against RDKit itself.
+//
+// The reader must give, for every SMILES it takes, exactly RDKit's raw parse (SmilesToMol with
+// sanitize=false, removeHs=false): atoms in order with element, charge, aromatic flag, written
+// hydrogens and noImplicit; bonds in order with begin, end, type and aromatic flag. The valence
+// table must give exactly RDKit's strict property cache (explicit and implicit valence) and fail
+// where RDKit throws. Checked molecule by molecule on chosen SMILES (ring-closure orders and bond
+// symbols, branches, dots, brackets, charges, two-letter elements) and on rdkit-data's NCI set;
+// with SAMPAN_SLOW_TESTS=1 also on every MoleculeNet molecule, together with the whole fast path
+// against the full path (bench/helix/compare_ogb.py then ties the full path to OGB).
+#include <GraphMol/GraphMol.h>
+#include <GraphMol/SmilesParse/SmilesParse.h>
+#include <RDGeneral/RDLog.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "featurize/molecule_graph.h"
+#include "featurize/rdkit_valence_table.h"
+#include "featurize/smiles_reader.h"
+#include "sampan/helix/readers.h"
+
+using namespace sampan::helix;
+
+namespace {
+
+std::unique_ptr<RDKit::RWMol> rdkit_raw_parse(const std::string& smiles) {
+  RDKit::SmilesParserParams raw;
+  raw.sanitize = false;
+  raw.removeHs = false;
+  try {
+    return std::unique_ptr<RDKit::RWMol>(RDKit::SmilesToMol(smiles, raw));
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+/// Compares the reader with RDKit's raw parse (and the valence table with RDKit's strict
+/// property cache); returns whether the reader took the SMILES.
+bool expect_reader_matches_rdkit(const std::string& smiles) {
+  MolArrays a;
+  if (!read_smiles_arrays(smiles, a)) return false;
+  std::unique_ptr<RDKit::RWMol> mol = rdkit_raw_parse(smiles);
+  EXPECT_TRUE(mol) << smiles << ": read by sampan, rejected by RDKit's parser";
+  if (!mol) return true;
+  EXPECT_EQ(a.n, static_cast<int>(mol->getNumAtoms())) << smiles;
+  EXPECT_EQ(a.m, static_cast<int>(mol->getNumBonds())) << smiles;
+  if (a.n != static_cast<int>(mol->getNumAtoms()) || a.m != static_cast<int>(mol->getNumBonds())) return true;
+  for (const RDKit::Atom* atom : mol->atoms()) {
+    const int i = static_cast<int>(atom->getIdx());
+    EXPECT_EQ(a.z[i], atom->getAtomicNum()) << smiles << " atom " << i;
+    EXPECT_EQ(a.charge[i], atom->getFormalCharge()) << smiles << " atom " << i;
+    EXPECT_EQ(a.aromatic[i] != 0, atom->getIsAromatic()) << smiles << " atom " << i;
+    EXPECT_EQ(a.no_implicit[i] != 0, atom->getNoImplicit()) << smiles << " atom " << i;
+    EXPECT_EQ(a.explicit_hs[i], static_cast<int>(atom->getNumExplicitHs())) << smiles << " atom " << i;
+    EXPECT_EQ(a.degree[i], static_cast<int>(atom->getDegree())) << smiles << " atom " << i;
+    EXPECT_EQ(atom->getChiralTag(), RDKit::Atom::CHI_UNSPECIFIED) << smiles << " atom " << i;
+    EXPECT_EQ(atom->getIsotope(), 0u) << smiles << " atom " << i;
+  }
+  for (const RDKit::Bond* b : mol->bonds()) {
+    const int k = static_cast<int>(b->getIdx());
+    EXPECT_EQ(a.bond_begin[k], static_cast<int>(b->getBeginAtomIdx())) << smiles << " bond " << k;
+    EXPECT_EQ(a.bond_end[k], static_cast<int>(b->getEndAtomIdx())) << smiles << " bond " << k;
+    EXPECT_EQ(a.bond_aromatic[k] != 0, b->getIsAromatic()) << smiles << " bond " << k;
+    const RDKit::Bond::BondType type = a.bond_aromatic[k] ? RDKit::Bond::AROMATIC
+                                       : a.order[k] == 2  ? RDKit::Bond::DOUBLE
+                                       : a.order[k] == 3  ? RDKit::Bond::TRIPLE
+                                                          : RDKit::Bond::SINGLE;
+    EXPECT_EQ(type, b->getBondType()) << smiles << " bond " << k;
+    EXPECT_EQ(b->getBondDir(), RDKit::Bond::NONE) << smiles << " bond " << k;
+  }
+  // The valence table against RDKit's strict property cache on the same parse.
+  a.build_incidence();
+  const bool table_ok = fill_rdkit_valences(a);
+  bool rdkit_ok = true;
+  try {
+    mol->updatePropertyCache(true);
+  } catch (const std::exception&) {
+    rdkit_ok = false;
+  }
+  EXPECT_EQ(table_ok, rdkit_ok) << smiles << ": valence table and RDKit disagree on a valence error";
+  if (table_ok && rdkit_ok) {
+    for (const RDKit::Atom* atom : mol->atoms()) {
+      const int i = static_cast<int>(atom->getIdx());
+      EXPECT_EQ(a.explicit_valence[i], atom->getExplicitValence()) << smiles << " atom " << i;
+      EXPECT_EQ(a.implicit_valence[i], atom->getImplicitValence()) << smiles << " atom " << i;
+    }
+  }
+  return true;
+}
+
+/// The fast path against the full path (as fast_path_test.cpp): same graph, or declined.
+bool expect_fast_path_matches_full_path(const std::string& smiles) {
+  MoleculeGraph fast, full;
+  if (!ogb_graph_fast(smiles, fast)) return false;
+  std::string reason;
+  std::unique_ptr<RDKit::ROMol> mol = parse_smiles(smiles, reason);
+  EXPECT_TRUE(mol) << smiles << ": the fast path featurized a molecule RDKit rejects";
+  if (!mol) return true;
+  molecule_graph(*mol, FeaturizerKind::ogb, full);
+  EXPECT_EQ(fast.num_atoms, full.num_atoms) << smiles;
+  EXPECT_EQ(fast.atom_features, full.atom_features) << smiles;
+  EXPECT_EQ(fast.edge_source, full.edge_source) << smiles;
+  EXPECT_EQ(fast.edge_target, full.edge_target) << smiles;
+  EXPECT_EQ(fast.bond_features, full.bond_features) << smiles;
+  return true;
+}
+
+}  // namespace
+
+TEST(HelixSmilesReader, SameAsRdkitRawParseOnChosenSmiles) {
+  RDLog::LogStateSetter quiet;
+  // Ring closures: order (after the chain bonds, as they close), begin/end with the bond symbol at
+  // either digit, %nn, several on one atom, across a dot; branches; brackets with H counts and
+  // charges (+, ++, +2, -), two-letter elements in and out of brackets, aromatic bracket atoms.
+  const std::vector<std::string> smiles = {
+      "C1CC1", "C1CCCCC1C", "C12CC1C2", "C12C3C1C23", "C=1CC1", "C1CC=1", "C=1CC=1", "C1CC=1C", "C-1CC1",
+      "C(C1)C1", "C1.C1", "C1CC1.C1CC1", "C%10CC%10", "C%12CC%12C1CC1", "C1CC2CC1C2", "C1CCC2(CC1)CC2",
+      "C(=O)1CC1", "C1CC(=O)1", "CC(C)(C)C", "CC(=O)O", "C#N", "ClCBr", "BrC(Cl)I", "OB(O)c1ccccc1",
+      "c1ccccc1c1ccccc1", "c1ccccc1-c1ccccc1", "c1cc2ccccc2cc1", "c1ccc[nH]1", "c1cc[n+](C)cc1",
+      "[O-][n+]1ccccc1", "[NH4+]", "[Na+].[Cl-]", "[Ca++]", "[Fe+2]", "[Fe+3]", "[O-]S(=O)(=O)[O-]",
+      "[CH3]", "[CH2]C", "[C]", "[Sc]", "[Co]", "[Cl-]", "[Br-]", "[se]1cccc1", "c1cc[se]c1", "[as]1cccc1",
+      "Cl[Pt](Cl)([NH3])[NH3]", "[Si](C)(C)(C)C", "CC[S+](C)C", "[N+](=O)([O-])c1ccccc1", "C=C=C",
+      "N=[N+]=[N-]", "[C-]#[O+]", "O=c1cccc[nH]1", "S=c1[nH]cccc1",
+  };
+  int taken = 0;
+  for (const std::string& s : smiles) taken += expect_reader_matches_rdkit(s);
+  EXPECT_EQ(taken, static_cast<int>(smiles.size())) << "the reader declined SMILES it is meant to read";
+}
+
+TEST(HelixSmilesReader, DeclinesWhatItDoesNotModel) {
+  // Stereo, H atoms, isotopes, atom classes, dummies, explicit aromatic/quadruple/any bonds,
+  // unclosed rings and branches, repeated bonds, a bond symbol with nothing before it, '%(nnn)',
+  // double bonds between aromatic atoms, syntax errors: all left to RDKit's parser.
+  for (const std::string& s :
+       {"C[C@H](O)N", "F/C=C/F", "F\\C=C\\F", "[H]C", "[2H]C", "[13CH4]", "[CH3:1]C", "*C", "c1ccccc1*", "c:1ccccc:1",
+        "C$C", "C~C", "C1CC", "C(C", "CC)", "C12CC12", "C11", "=C", "C%(100)CC%(100)", "c1cc=cc1", "C=",
+        "C..C", "[C", "[Xx]", "[Fe+++]", "", "C Cl", "Q"}) {
+    MolArrays a;
+    EXPECT_FALSE(read_smiles_arrays(s, a)) << "'" << s << "' should be left to RDKit";
+  }
+}
+
+TEST(HelixSmilesReader, ValenceTableFailsWhereRdkitThrows) {
+  // Pentavalent carbon, a hypervalent neutral halogen written in brackets, [NH4] (neutral):
+  // RDKit's strict property cache throws; the table must say so (the molecule then goes to RDKit,
+  // which reports the reason).
+  RDLog::LogStateSetter quiet;
+  for (const std::string& s : {"C(C)(C)(C)(C)C", "[NH4]", "O=[Cl](=O)C", "c1cccc1"}) {
+    expect_reader_matches_rdkit(s);
+  }
+}
+
+TEST(HelixSmilesReader, SameAsRdkitOnNciMolecules) {
+  const std::string path = "/usr/share/RDKit/Data/NCI/first_5K.smi";
+  std::ifstream in(path);
+  if (!in) GTEST_SKIP() << "Debian rdkit-data not installed (" << path << " missing)";
+  RDLog::LogStateSetter quiet;
+  std::string line;
+  int n = 0, taken = 0;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string smiles;
+    fields >> smiles;
+    if (smiles.empty()) continue;
+    ++n;
+    taken += expect_reader_matches_rdkit(smiles);
+    expect_fast_path_matches_full_path(smiles);
+  }
+  EXPECT_GT(n, 4900);
+  EXPECT_GT(taken, n / 2);  // most NCI SMILES are plain enough for the reader
+}
+
+TEST(HelixSmilesReader, SameAsRdkitOnEveryMoleculeNetMolecule) {
+  // ~163,000 molecules: ~1 min of RDKit work on the 2-core box, so only on request.
+  if (!std::getenv("SAMPAN_SLOW_TESTS")) GTEST_SKIP() << "every MoleculeNet molecule takes ~1 min; set SAMPAN_SLOW_TESTS=1";
+  const char* shared = std::getenv("SAMPAN_SHARED_DATA");
+  const std::string dir = std::string(shared ? shared : "../shared/data") + "/moleculenet/";
+  const std::vector<std::string> files = {"bace.csv", "bbbp.csv", "clintox.csv", "delaney.csv", "freesolv.csv",
+                                          "hiv.csv.gz", "lipo.csv", "muv.csv.gz", "sider.csv", "tox21.csv",
+                                          "toxcast.csv.gz"};
+  if (!std::ifstream(dir + files[0])) GTEST_SKIP() << "MoleculeNet data not found under " << dir << " (set SAMPAN_SHARED_DATA)";
+  RDLog::LogStateSetter quiet;
+  int64_t n = 0, read = 0, fast = 0;
+  for (const std::string& file : files) {
+    MoleculeTable table = read_smiles_csv(dir + file);
+    for (const std::string& s : table.smiles) {
+      ++n;
+      read += expect_reader_matches_rdkit(s);
+      fast += expect_fast_path_matches_full_path(s);
+      if (::testing::Test::HasFailure()) FAIL() << "stopped at the first difference (" << file << ")";
+    }
+  }
+  std::printf("MoleculeNet: %lld molecules, %lld read by sampan's reader, %lld through the fast path\n",
+              static_cast<long long>(n), static_cast<long long>(read), static_cast<long long>(fast));
+  EXPECT_GT(n, 160000);
+}
