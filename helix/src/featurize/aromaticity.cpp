@@ -252,6 +252,20 @@ bool kekulize_arrays(MolArrays& mol, std::vector<char>& double_bond) {
   return true;
 }
 
+bool ring_atom_candidates(const MolArrays& mol, std::vector<char>& candidate) {
+  candidate.assign(mol.n, 0);
+  bool uncertain = false;
+  for (int k = 0; k < mol.m; ++k) {
+    if (!mol.bond_in_ring[k]) continue;
+    for (int i : {mol.bond_begin[k], mol.bond_end[k]}) {
+      if (candidate[i] & 2) continue;  // decided
+      candidate[i] = 2 | (aromatic_candidate(mol, i, donor_type(mol, i), uncertain) ? 1 : 0);
+    }
+  }
+  for (char& c : candidate) c &= 1;
+  return !uncertain;
+}
+
 bool perceive_aromaticity(const MolArrays& mol, const std::vector<FoundRing>& rings, std::vector<char>& atom_aromatic,
                           std::vector<char>& bond_aromatic, int& largest_system) {
   largest_system = 0;

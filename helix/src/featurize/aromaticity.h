@@ -66,6 +66,11 @@ int count_atom_electrons(const MolArrays& mol, int i);
 /// where no Kekulé form exists (RDKit then rejects the molecule, with its own message).
 bool kekulize_arrays(MolArrays& mol, std::vector<char>& double_bond);
 
+/// RDKit's aromaticity candidates (isAtomCandForArom, as perceive_aromaticity decides them) among
+/// the atoms with a ring bond (mol.bond_in_ring), on the Kekulé form `mol`: candidate[i] = 1 for
+/// those, 0 for every other atom. False where some atom's candidacy is not certain here.
+bool ring_atom_candidates(const MolArrays& mol, std::vector<char>& candidate);
+
 /// RDKit's aromaticity on the Kekulé form `mol` with the ring set `rings` (the SSSR): sets
 /// `atom_aromatic` and `bond_aromatic`, and `largest_system` to the number of candidate rings in
 /// the largest fused system. False where a fused system is too large to enumerate or not

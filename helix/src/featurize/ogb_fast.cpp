@@ -123,11 +123,81 @@ class StepClock {
 /// Per-thread arrays reused from molecule to molecule (no allocation once warm).
 struct Scratch {
   MolArrays mol;
-  std::vector<int> total_degree, substituents, written_valence, hybrid;
-  std::vector<char> in_ring, candidate, conjugated, double_bond, perceived_atoms, perceived_bonds;
+  std::vector<int> total_degree, substituents, written_valence, hybrid, system_of, candidate_root, sub_begin,
+      sub_end, sub_bond;
+  std::vector<char> in_ring, candidate, conjugated, double_bond, perceived_atoms, perceived_bonds, ring_candidate,
+      needed_system;
   std::vector<RDKit::Bond::BondType> type;
   std::vector<FoundRing> rings;
 };
+
+int find_root(std::vector<int>& parent, int i) {
+  while (parent[i] != i) i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+/// The SSSR rings that RDKit's aromaticity perception can use, into scratch.rings (after the
+/// Kekulé form and radicals, with bond_in_ring set). It only looks at rings whose atoms are all
+/// aromaticity candidates, so a ring system (atoms joined by ring bonds) where the candidate atoms
+/// and the ring bonds between them form no cycle has no such ring and is skipped; the others are
+/// passed whole to find_unique_sssr (the SSSR of a ring system does not depend on the rest of the
+/// molecule). Mostly this leaves out saturated systems: cages like adamantane, whose SSSR is not
+/// unique, then need no RDKit ring perception at all. False where the rings are not certain (an
+/// atom's candidacy uncertain, or an SSSR that is not unique).
+bool find_aromaticity_rings(Scratch& s) {
+  const MolArrays& a = s.mol;
+  const int n = a.n, m = a.m;
+  std::vector<FoundRing>& rings = s.rings;
+  bool any_ring_bond = false;
+  for (int k = 0; k < m && !any_ring_bond; ++k) any_ring_bond = a.bond_in_ring[k] != 0;
+  if (!any_ring_bond) {
+    rings.clear();
+    return true;
+  }
+  if (!ring_atom_candidates(a, s.ring_candidate)) return find_unique_sssr(n, a.bond_begin, a.bond_end, rings);
+  // Ring systems, and a union-find over candidate atoms joined by ring bonds: a bond joining two
+  // candidates already connected closes a cycle of candidates in its system.
+  std::vector<int>&system_of = s.system_of, &candidate_root = s.candidate_root;
+  system_of.resize(n);
+  candidate_root.resize(n);
+  for (int i = 0; i < n; ++i) system_of[i] = candidate_root[i] = i;
+  for (int k = 0; k < m; ++k) {
+    if (a.bond_in_ring[k]) system_of[find_root(system_of, a.bond_begin[k])] = find_root(system_of, a.bond_end[k]);
+  }
+  std::vector<char>& needed = s.needed_system;  // by root atom
+  needed.assign(n, 0);
+  bool any_needed = false;
+  for (int k = 0; k < m; ++k) {
+    const int i = a.bond_begin[k], j = a.bond_end[k];
+    if (!a.bond_in_ring[k] || !s.ring_candidate[i] || !s.ring_candidate[j]) continue;
+    const int ri = find_root(candidate_root, i), rj = find_root(candidate_root, j);
+    if (ri != rj) {
+      candidate_root[ri] = rj;
+    } else {
+      needed[find_root(system_of, i)] = 1;
+      any_needed = true;
+    }
+  }
+  if (!any_needed) {
+    rings.clear();
+    return true;
+  }
+  std::vector<int>&sub_begin = s.sub_begin, &sub_end = s.sub_end, &sub_bond = s.sub_bond;
+  sub_begin.clear();
+  sub_end.clear();
+  sub_bond.clear();
+  for (int k = 0; k < m; ++k) {
+    if (!a.bond_in_ring[k] || !needed[find_root(system_of, a.bond_begin[k])]) continue;
+    sub_begin.push_back(a.bond_begin[k]);
+    sub_end.push_back(a.bond_end[k]);
+    sub_bond.push_back(k);
+  }
+  if (!find_unique_sssr(n, sub_begin, sub_end, rings)) return false;
+  for (FoundRing& r : rings) {
+    for (int& k : r.bonds) k = sub_bond[k];
+  }
+  return true;
+}
 
 /// How the array steps ended: the graph is made, the molecule is left to the full path, or (on
 /// sampan's reader, without an RDKit molecule) a step needs RDKit's molecule.
@@ -140,27 +210,16 @@ Outcome featurize_arrays(Scratch& scratch, RDKit::RWMol* mol, MoleculeGraph& out
   MolArrays& a = scratch.mol;
   const int n = a.n, m = a.m;
   std::vector<RDKit::Bond::BondType>& type = scratch.type;
-  std::vector<FoundRing>& rings = scratch.rings;
-  if (!find_unique_sssr(n, a.bond_begin, a.bond_end, rings)) {
-    // Not provably unique: RDKit's own ring set.
-    if (!mol) return Outcome::needs_rdkit;
-    RDKit::VECT_INT_VECT symmetrized;
-    RDKit::MolOps::symmetrizeSSSR(*mol, symmetrized);
-    const auto& atom_rings = mol->getRingInfo()->atomRings();
-    const auto& bond_rings = mol->getRingInfo()->bondRings();
-    rings.resize(atom_rings.size());
-    for (size_t r = 0; r < atom_rings.size(); ++r) rings[r] = {atom_rings[r], bond_rings[r]};
-    clock.lap(FastPathTimes::rdkit_rings);
-  } else {
-    clock.lap(FastPathTimes::rings);
-  }
+  // Ring membership: a bond is in a ring of the SSSR exactly when it lies on a cycle (every bond
+  // of a cycle is in some cycle of any cycle basis, and RDKit's symmetrized SSSR is a superset of
+  // one), i.e. when it is not a bridge. The rings themselves are needed only for aromaticity (below).
+  find_cycle_bonds(n, a.bond_begin, a.bond_end, a.bond_in_ring);
   std::vector<char>& in_ring = scratch.in_ring;
   in_ring.assign(n, 0);
-  a.bond_in_ring.assign(m, 0);
-  for (const FoundRing& r : rings) {
-    for (int i : r.atoms) in_ring[i] = 1;
-    for (int k : r.bonds) a.bond_in_ring[k] = 1;
+  for (int k = 0; k < m; ++k) {
+    if (a.bond_in_ring[k]) in_ring[a.bond_begin[k]] = in_ring[a.bond_end[k]] = 1;
   }
+  clock.lap(FastPathTimes::rings);
 
   // Kekulé form, radicals on it (RDKit's assignRadicals reads bond orders), aromaticity.
   std::vector<char>& double_bond = scratch.double_bond;
@@ -202,6 +261,21 @@ Outcome featurize_arrays(Scratch& scratch, RDKit::RWMol* mol, MoleculeGraph& out
     }
   }
   clock.lap(FastPathTimes::radicals);
+  // The smallest set of smallest rings, of the ring systems where aromaticity can arise.
+  std::vector<FoundRing>& rings = scratch.rings;
+  if (!find_aromaticity_rings(scratch)) {
+    // Not provably unique: RDKit's own ring set.
+    if (!mol) return Outcome::needs_rdkit;
+    RDKit::VECT_INT_VECT symmetrized;
+    RDKit::MolOps::symmetrizeSSSR(*mol, symmetrized);
+    const auto& atom_rings = mol->getRingInfo()->atomRings();
+    const auto& bond_rings = mol->getRingInfo()->bondRings();
+    rings.resize(atom_rings.size());
+    for (size_t r = 0; r < atom_rings.size(); ++r) rings[r] = {atom_rings[r], bond_rings[r]};
+    clock.lap(FastPathTimes::rdkit_rings);
+  } else {
+    clock.lap(FastPathTimes::rings);
+  }
   std::vector<char>&perceived_atoms = scratch.perceived_atoms, &perceived_bonds = scratch.perceived_bonds;
   int largest_system = 0;
   if (!perceive_aromaticity(a, rings, perceived_atoms, perceived_bonds, largest_system)) return Outcome::declined;

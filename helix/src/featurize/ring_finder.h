@@ -30,6 +30,10 @@ struct FoundRing {
   std::vector<int> bonds;
 };
 
+/// Marks the bonds that lie on a cycle (are not bridges): in_cycle[k] = 1 for those, 0 otherwise.
+void find_cycle_bonds(int num_atoms, const std::vector<int>& bond_begin, const std::vector<int>& bond_end,
+                      std::vector<char>& in_cycle);
+
 /// Finds the unique SSSR of the graph with `num_atoms` vertices and bonds (bond_begin[k],
 /// bond_end[k]). Returns false (and leaves `rings` unspecified) where the SSSR is not provably
 /// unique or a ring system is too large to enumerate; true with the rings otherwise (none for an

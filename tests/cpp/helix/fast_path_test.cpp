@@ -124,11 +124,27 @@ TEST(HelixFastPath, SameFeaturesAsTheFullPathOnChosenChemistry) {
       "[Se]1C=CC=C1", "c1cc[se]c1", "S=c1[nH]cccc1", "O=S1(=O)C=CC=C1", "c1ccc2c(c1)[nH]c1ccccc12",
       "O=c1oc2ccccc2cc1", "Oc1ccc(cc1)C(c1ccccc1)c1ccccc1", "*C", "*c1ccccc1", "[2H]C", "[13CH4]",
       "CC(C)=C1C=CC(=C(C)C)C=C1", "C1=CC=CC=CC=C1", "c1ccccccc1", "C1=CC=C2C=CC=CC=C12",
+      // Cages (SSSR not unique) beside or fused to aromatic rings; saturated heterocycles.
+      "c1ccccc1C12CC3CC(CC(C3)C1)C2", "c1ccc2c(c1)C1CCC2CC1", "n1ccccc1C12CC3CC(CC(C3)C1)C2", "C1CC2CCC1CC2c1ccco1",
+      "O1CCOCC1", "C1CNCCN1", "B1OBOBO1", "c1ccc2c(c1)C1c3ccccc3C2c2ccccc21",
   };
   int taken = 0;
   for (const std::string& s : smiles) taken += expect_same_graph(s);
   // Most of these are within the fast path; it must not quietly decline everything.
   EXPECT_GT(taken, static_cast<int>(smiles.size()) / 2);
+}
+
+TEST(HelixFastPath, SaturatedCagesNeedNoRingPerception) {
+  // Aromaticity only uses rings whose atoms are all candidates, so an adamantane beside a benzene
+  // (its SSSR is not unique) leaves the molecule on sampan's reader, without RDKit's molecule;
+  // a cage fused to the benzene ring (the benzene ring's system is then not unique) goes to RDKit.
+  FastPathTimes times;
+  MoleculeGraph g;
+  EXPECT_TRUE(ogb_graph_fast("c1ccccc1C12CC3CC(CC(C3)C1)C2", g, &times));
+  EXPECT_EQ(times.read_molecules, 1);
+  EXPECT_TRUE(ogb_graph_fast("c1ccc2c(c1)C1CCC2CC1", g, &times));
+  EXPECT_EQ(times.read_molecules, 1);
+  EXPECT_EQ(times.molecules, 2);
 }
 
 TEST(HelixFastPath, SameFeaturesAsTheFullPathOnNciMolecules) {
