@@ -278,7 +278,7 @@ def test_cli_under_mpirun_gives_the_counts_of_one_process(tmp_path, ranks):
     multi = _run([*_launcher(ranks), *args])
     assert multi.returncode == 0, multi.stderr + multi.stdout
     a, b = json.loads(one.stdout), _json_line(multi.stdout)
-    assert (a["ranks"], b["ranks"]) == (1, ranks)
+    assert (a["ranks"], b["ranks"]) == (1, ranks) and a["branches"] == b["branches"] == 6
     assert a["register_counts"] == b["register_counts"] and a["counts"] == b["counts"]
     # ... and those of Circuit.counts on the state-vector path, in this process.
     assert a["register_counts"] == Circuit.from_qasm(EVERYTHING).counts(3000, seed=5, method="statevector")

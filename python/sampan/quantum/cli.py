@@ -147,6 +147,7 @@ def _run(args):
         out = {"file": args.qasm, "n_qubits": n, "gates": len(circuit), "ranks": result["size"],
                "fusion": not args.no_fusion, "seconds": seconds, "expectation": result["expectation"],
                "shots": args.shots, "seed": args.seed, "counts": counts, "register_counts": register_counts,
+               "branches": result.get("branches", 1),
                "state_out": args.state_out}
         print(json.dumps(out))
         return 0
