@@ -17,6 +17,10 @@ class DistributedState {
   /// |0...0> on n qubits over comm's ranks (a power of two, at most 2^(n-1)). chunk_amps bounds
   /// each message (and the two exchange buffers) in amplitudes.
   DistributedState(int n_qubits, const Comm& comm, int64_t chunk_amps = int64_t(1) << 20);
+  /// A copy of the amplitudes (a branch of measurement outcomes); the exchange buffers are not
+  /// copied (they are sized on use).
+  DistributedState(const DistributedState& other)
+      : n_(other.n_), n_local_(other.n_local_), comm_(other.comm_), chunk_(other.chunk_), local_(other.local_) {}
   int n_qubits() const { return n_; }
   int n_local() const { return n_local_; }
   const std::vector<complex128>& local() const { return local_; }

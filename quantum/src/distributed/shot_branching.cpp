@@ -44,7 +44,7 @@ double slot_value(int64_t slot, const std::vector<double>& params, const std::ve
 }
 
 std::vector<Step> plan_steps(const std::vector<Gate>& gates, const std::vector<double>& params,
-                             const std::vector<double>& constants, int64_t n_qubits, int64_t n_clbits,
+                             const std::vector<double>& constants, int64_t n_clbits,
                              const std::vector<MidMeasurement>& mids,
                              const std::vector<ClassicalCondition>& conditions) {
   const int64_t n_gates = static_cast<int64_t>(gates.size());
@@ -106,7 +106,6 @@ std::vector<Step> plan_steps(const std::vector<Gate>& gates, const std::vector<d
     }
     steps.push_back(std::move(step));
   }
-  (void)n_qubits;
   return steps;
 }
 
@@ -240,7 +239,7 @@ MeasuredRun run_measured_circuit(int64_t n, const std::vector<int64_t>& circuit,
                  ": terminal measurement of qubit ", qubit, " into classical bit ", clbit, " is out of range (", n,
                  " qubits, ", n_clbits, " classical bits)");
   const auto gates = decode_circuit(circuit, static_cast<int64_t>(params.size()), constants, n, kWho, true);
-  const std::vector<Step> steps = plan_steps(gates, params, constants, n, n_clbits, mids, conditions);
+  const std::vector<Step> steps = plan_steps(gates, params, constants, n_clbits, mids, conditions);
   const distributed::Comm comm = use_mpi ? distributed::Comm() : distributed::Comm::single();
   distributed::DistributedState state(static_cast<int>(n), comm, chunk_amps > 0 ? chunk_amps : int64_t(1) << 20);
   MeasuredRun out;
