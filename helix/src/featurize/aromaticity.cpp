@@ -4,6 +4,7 @@
 #include <GraphMol/PeriodicTable.h>
 
 #include <algorithm>
+#include "featurize/thread_scratch.h"
 
 namespace sampan::helix {
 
@@ -129,6 +130,11 @@ void electron_range(Donor d, int& lo, int& hi) {
   }
 }
 
+/// Kekulé form: atoms still waiting for a double bond (reused from call to call on each thread).
+struct KekuleScratch {
+  std::vector<char> waiting;
+};
+
 /// Arrays reused from call to call on each thread.
 struct Workspace {
   std::vector<char> seen, candidate, in_candidate, done_system, in_union, done_atom;
@@ -210,7 +216,7 @@ bool kekulize_arrays(MolArrays& mol, std::vector<char>& double_bond) {
     if (!mol.aromatic[mol.bond_begin[k]] || !mol.aromatic[mol.bond_end[k]] || !mol.bond_in_ring[k]) return false;
     any_aromatic = true;
   }
-  thread_local std::vector<char> waiting;
+  std::vector<char>& waiting = thread_scratch<KekuleScratch>().waiting;
   waiting.assign(mol.n, 0);
   for (int i = 0; i < mol.n; ++i) {
     if (!mol.aromatic[i]) continue;
@@ -271,7 +277,7 @@ bool perceive_aromaticity(const MolArrays& mol, const std::vector<FoundRing>& ri
   largest_system = 0;
   atom_aromatic.assign(mol.n, 0);
   bond_aromatic.assign(mol.m, 0);
-  thread_local Workspace w;
+  Workspace& w = thread_scratch<Workspace>();
   std::vector<char>&seen = w.seen, &candidate = w.candidate;
   seen.assign(mol.n, 0);
   candidate.assign(mol.n, 0);

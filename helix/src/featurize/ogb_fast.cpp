@@ -48,6 +48,7 @@
 #include "featurize/ring_finder.h"
 #include "featurize/smiles_reader.h"
 #include "featurize/vocabularies.h"
+#include "featurize/thread_scratch.h"
 
 namespace sampan::helix {
 
@@ -451,7 +452,7 @@ bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes
                     std::unique_ptr<RDKit::RWMol>* declined) {
   if (smiles.empty()) return false;
   StepClock clock(times);
-  thread_local Scratch scratch;
+  Scratch& scratch = thread_scratch<Scratch>();
   try {
     if (ogb_graph_from_reader(smiles, scratch, out, clock)) {
       if (times) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <exception>
+#include "featurize/thread_scratch.h"
 
 namespace sampan::helix {
 
@@ -118,6 +119,10 @@ class Memo {
   int32_t values_[kSize] = {};
 };
 
+/// The two tables (distinct types, so that each thread has one of each).
+struct ValenceMemo : Memo {};
+struct RadicalsMemo : Memo {};
+
 /// The atom's kind from the arrays (bonds counted as parsed; aromatic ones also by Kekulé form
 /// when `double_bond` is given).
 AtomKind atom_kind(const MolArrays& mol, int i, const std::vector<char>* double_bond) {
@@ -142,7 +147,7 @@ AtomKind atom_kind(const MolArrays& mol, int i, const std::vector<char>* double_
 }  // namespace
 
 bool fill_rdkit_valences(MolArrays& mol) {
-  thread_local Memo memo;
+  Memo& memo = thread_scratch<ValenceMemo>();
   mol.explicit_valence.resize(mol.n);
   mol.implicit_valence.resize(mol.n);
   mol.radicals.assign(mol.n, 0);
@@ -159,7 +164,7 @@ bool fill_rdkit_valences(MolArrays& mol) {
 }
 
 int rdkit_radicals(const MolArrays& mol, int i, const std::vector<char>& double_bond) {
-  thread_local Memo memo;
+  Memo& memo = thread_scratch<RadicalsMemo>();
   const AtomKind kind = atom_kind(mol, i, &double_bond);
   uint32_t key;
   if (!kind.pack(key)) return -1;

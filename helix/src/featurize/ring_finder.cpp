@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include "featurize/thread_scratch.h"
 
 namespace sampan::helix {
 
@@ -59,6 +60,7 @@ struct Workspace {
   size_t num_cycles = 0;
   std::vector<std::vector<uint64_t>> basis;
   std::vector<int> pivots;
+  std::vector<uint64_t> row;
 };
 
 /// Marks the bridges (bonds in no cycle): Tarjan's low-link over a depth-first search, iterative so
@@ -197,7 +199,8 @@ int unique_minimum_basis(Workspace& w, int rank, int num_bonds, std::vector<Foun
   int taken = 0;
   size_t longest = 0;
   const size_t used_before = used;
-  std::vector<uint64_t> row(words);
+  std::vector<uint64_t>& row = w.row;
+  row.resize(words);
   for (size_t ci = 0; ci < count && taken < rank; ++ci) {
     const Cycle& c = cycles[ci];
     std::fill(row.begin(), row.end(), 0);
@@ -234,10 +237,8 @@ int unique_minimum_basis(Workspace& w, int rank, int num_bonds, std::vector<Foun
 
 namespace {
 
-/// find_unique_sssr with its workspace passed in: the thread-local workspace's address is taken once
-/// per call (inlined here, every use of a thread_local in a shared library could cost a
-/// __tls_get_addr call: 2% of featurization time in perf).
-__attribute__((noinline)) bool find_unique_sssr_in(int n, const std::vector<int>& bond_begin,
+/// find_unique_sssr with its workspace passed in (see thread_scratch.h).
+bool find_unique_sssr_in(int n, const std::vector<int>& bond_begin,
                                                    const std::vector<int>& bond_end, std::vector<FoundRing>& rings,
                                                    Workspace& w) {
   size_t used = 0;  // rings[0 .. used) are this call's; storage beyond is reused
@@ -339,7 +340,7 @@ __attribute__((noinline)) bool find_unique_sssr_in(int n, const std::vector<int>
   return true;
 }
 
-__attribute__((noinline)) void find_cycle_bonds_in(int n, const std::vector<int>& bond_begin,
+void find_cycle_bonds_in(int n, const std::vector<int>& bond_begin,
                                                    const std::vector<int>& bond_end, std::vector<char>& in_cycle,
                                                    Workspace& w) {
   const int m = static_cast<int>(bond_begin.size());
@@ -363,21 +364,17 @@ __attribute__((noinline)) void find_cycle_bonds_in(int n, const std::vector<int>
   for (int k = 0; k < m; ++k) in_cycle[k] = !w.bridge[k];
 }
 
-Workspace& thread_workspace() {
-  thread_local Workspace workspace;
-  return workspace;
-}
 
 }  // namespace
 
 void find_cycle_bonds(int n, const std::vector<int>& bond_begin, const std::vector<int>& bond_end,
                       std::vector<char>& in_cycle) {
-  find_cycle_bonds_in(n, bond_begin, bond_end, in_cycle, thread_workspace());
+  find_cycle_bonds_in(n, bond_begin, bond_end, in_cycle, thread_scratch<Workspace>());
 }
 
 bool find_unique_sssr(int n, const std::vector<int>& bond_begin, const std::vector<int>& bond_end,
                       std::vector<FoundRing>& rings) {
-  return find_unique_sssr_in(n, bond_begin, bond_end, rings, thread_workspace());
+  return find_unique_sssr_in(n, bond_begin, bond_end, rings, thread_scratch<Workspace>());
 }
 
 }  // namespace sampan::helix

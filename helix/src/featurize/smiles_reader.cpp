@@ -1,6 +1,7 @@
 // sampan's SMILES reader for the 'ogb' fast path (see smiles_reader.h for what it reads and in
 // which order, and why).
 #include "featurize/smiles_reader.h"
+#include "featurize/thread_scratch.h"
 
 #include <algorithm>
 #include <cstring>
@@ -287,8 +288,8 @@ class Reader {
 }  // namespace
 
 bool read_smiles_arrays(const std::string& smiles, MolArrays& mol) {
-  thread_local Reader reader;  // its vectors are reused from call to call on the same thread
-  return reader.read(smiles, mol);
+  // The reader's vectors are reused from call to call on the same thread.
+  return thread_scratch<Reader>().read(smiles, mol);
 }
 
 }  // namespace sampan::helix
