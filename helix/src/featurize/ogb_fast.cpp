@@ -193,7 +193,7 @@ bool find_aromaticity_rings(Scratch& s) {
     sub_end.push_back(a.bond_end[k]);
     sub_bond.push_back(k);
   }
-  if (!find_unique_sssr(n, sub_begin, sub_end, rings)) return false;
+  if (!find_unique_sssr_of_cycle_bonds(n, sub_begin, sub_end, rings)) return false;
   for (FoundRing& r : rings) {
     for (int& k : r.bonds) k = sub_bond[k];
   }

@@ -237,37 +237,42 @@ int unique_minimum_basis(Workspace& w, int rank, int num_bonds, std::vector<Foun
 
 namespace {
 
-/// find_unique_sssr with its workspace passed in (see thread_scratch.h).
-bool find_unique_sssr_in(int n, const std::vector<int>& bond_begin,
-                                                   const std::vector<int>& bond_end, std::vector<FoundRing>& rings,
-                                                   Workspace& w) {
+/// find_unique_sssr with its workspace passed in (see thread_scratch.h); with `all_on_cycles`, the
+/// caller knows that every bond lies on a cycle (no acyclicity test or bridge search needed).
+bool find_unique_sssr_in(int n, const std::vector<int>& bond_begin, const std::vector<int>& bond_end,
+                         std::vector<FoundRing>& rings, Workspace& w, bool all_on_cycles) {
   size_t used = 0;  // rings[0 .. used) are this call's; storage beyond is reused
   const int m = static_cast<int>(bond_begin.size());
   if (m < 3 || n < 3) {
     rings.resize(0);
     return true;
   }
-  // Cycle rank E - V + C over the whole graph: zero means acyclic, nothing to do.
   std::vector<int>& parent = w.parent;
-  parent.resize(n);
-  std::iota(parent.begin(), parent.end(), 0);
-  int components = n;
-  for (int k = 0; k < m; ++k) {
-    int a = find_root(parent, bond_begin[k]), b = find_root(parent, bond_end[k]);
-    if (a != b) {
-      parent[a] = b;
-      --components;
-    }
-  }
-  if (m - n + components == 0) {
-    rings.resize(0);
-    return true;
-  }
-  make_adjacency(n, bond_begin, bond_end, w.adj, w.fill);
-  find_bridges(n, w.adj, m, w);
   std::vector<char>& in_cycle = w.in_cycle;
-  in_cycle.resize(m);
-  for (int k = 0; k < m; ++k) in_cycle[k] = !w.bridge[k];
+  if (all_on_cycles) {
+    parent.resize(n);
+    in_cycle.assign(m, 1);
+  } else {
+    // Cycle rank E - V + C over the whole graph: zero means acyclic, nothing to do.
+    parent.resize(n);
+    std::iota(parent.begin(), parent.end(), 0);
+    int components = n;
+    for (int k = 0; k < m; ++k) {
+      int a = find_root(parent, bond_begin[k]), b = find_root(parent, bond_end[k]);
+      if (a != b) {
+        parent[a] = b;
+        --components;
+      }
+    }
+    if (m - n + components == 0) {
+      rings.resize(0);
+      return true;
+    }
+    make_adjacency(n, bond_begin, bond_end, w.adj, w.fill);
+    find_bridges(n, w.adj, m, w);
+    in_cycle.resize(m);
+    for (int k = 0; k < m; ++k) in_cycle[k] = !w.bridge[k];
+  }
   // Ring systems: atoms joined by cycle bonds.
   std::iota(parent.begin(), parent.end(), 0);
   for (int k = 0; k < m; ++k) {
@@ -374,7 +379,12 @@ void find_cycle_bonds(int n, const std::vector<int>& bond_begin, const std::vect
 
 bool find_unique_sssr(int n, const std::vector<int>& bond_begin, const std::vector<int>& bond_end,
                       std::vector<FoundRing>& rings) {
-  return find_unique_sssr_in(n, bond_begin, bond_end, rings, thread_scratch<Workspace>());
+  return find_unique_sssr_in(n, bond_begin, bond_end, rings, thread_scratch<Workspace>(), false);
+}
+
+bool find_unique_sssr_of_cycle_bonds(int n, const std::vector<int>& bond_begin, const std::vector<int>& bond_end,
+                                     std::vector<FoundRing>& rings) {
+  return find_unique_sssr_in(n, bond_begin, bond_end, rings, thread_scratch<Workspace>(), true);
 }
 
 }  // namespace sampan::helix

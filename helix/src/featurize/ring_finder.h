@@ -41,4 +41,9 @@ void find_cycle_bonds(int num_atoms, const std::vector<int>& bond_begin, const s
 bool find_unique_sssr(int num_atoms, const std::vector<int>& bond_begin, const std::vector<int>& bond_end,
                       std::vector<FoundRing>& rings);
 
+/// find_unique_sssr for bonds that all lie on cycles (e.g. whole ring systems, as found by
+/// find_cycle_bonds): skips the bridge search.
+bool find_unique_sssr_of_cycle_bonds(int num_atoms, const std::vector<int>& bond_begin,
+                                     const std::vector<int>& bond_end, std::vector<FoundRing>& rings);
+
 }  // namespace sampan::helix

@@ -109,6 +109,33 @@ TEST(HelixFastPath, RingFinderOnHandCheckedGraphs) {
   EXPECT_EQ(two, (std::vector<size_t>{3, 4}));
 }
 
+TEST(HelixFastPath, RingFinderOfCycleBondsAgreesWithTheGeneralOne) {
+  // Graphs made only of ring bonds: naphthalene, a cube (not unique), two triangles sharing an atom.
+  const std::vector<std::vector<std::pair<int, int>>> graphs = {
+      {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 0}, {4, 6}, {6, 7}, {7, 8}, {8, 9}, {9, 5}},
+      {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {4, 5}, {5, 6}, {6, 7}, {7, 4}, {0, 4}, {1, 5}, {2, 6}, {3, 7}},
+      {{0, 1}, {1, 2}, {2, 0}, {2, 3}, {3, 4}, {4, 2}},
+  };
+  for (const auto& bonds : graphs) {
+    std::vector<int> b, e;
+    int n = 0;
+    for (auto [i, j] : bonds) {
+      b.push_back(i);
+      e.push_back(j);
+      n = std::max(n, std::max(i, j) + 1);
+    }
+    std::vector<FoundRing> general, cycle_bonds;
+    const bool unique = find_unique_sssr(n, b, e, general);
+    EXPECT_EQ(find_unique_sssr_of_cycle_bonds(n, b, e, cycle_bonds), unique);
+    if (!unique) continue;
+    ASSERT_EQ(general.size(), cycle_bonds.size());
+    for (size_t r = 0; r < general.size(); ++r) {
+      EXPECT_EQ(general[r].atoms, cycle_bonds[r].atoms);
+      EXPECT_EQ(general[r].bonds, cycle_bonds[r].bonds);
+    }
+  }
+}
+
 TEST(HelixFastPath, SameFeaturesAsTheFullPathOnChosenChemistry) {
   const std::vector<std::string> smiles = {
       "CCO", "C", "[Na+].[Cl-]", "CC(=O)[O-]", "C[N+](C)(C)C", "CN(=O)=O", "C[N+](=O)[O-]", "O=N(=O)c1ccccc1",
