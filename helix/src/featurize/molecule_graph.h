@@ -43,7 +43,7 @@ struct FastPathTimes {
   };
   static constexpr const char* names[num_steps] = {
       "sampan reader + RDKit valence table", "parse (SmilesToMol, no sanitization)", "scan for what the fast path takes", "cleanUp (RDKit)",
-      "updatePropertyCache, strict (RDKit)", "molecule to arrays", "rings (find_unique_sssr)",
+      "updatePropertyCache, strict (RDKit)", "molecule to arrays", "rings (bridges; unique SSSR for aromatics)",
       "rings (RDKit symmetrizeSSSR, SSSR not unique)", "Kekule form (arrays)", "assignRadicals (RDKit)",
       "aromaticity (arrays)", "conjugation + hybridization (arrays)", "features", "free the molecule"};
   double seconds[num_steps] = {};
