@@ -106,7 +106,38 @@ TEST(OpSpec, LoadingAMissingLibraryNamesThePath) {
 // runs the shape function again.
 namespace {
 int g_shape_calls = 0;
+
+// The probe's kernel in plain loops over contiguous inputs, calling no op: the per-thread shape
+// cache is direct-mapped by schema address, so an op called between two probe calls (mul, add,
+// sum, cast, ...) can take the probe's slot and add a shape call that depends only on where the
+// schemas happen to lie in memory (adding an unrelated test file to this binary did that).
+// out = a x (+ b), broadcast right-aligned to out's shape without its leading `reps` axis.
+template <class T>
+void probe_kernel(const Tensor& x, const std::optional<Tensor>& b, double a, Tensor& out) {
+  const Shape& os = out.shape();
+  const Shape inner_shape(os.begin() + 1, os.end());
+  const int64_t inner = shape_numel(inner_shape);
+  auto offset_in = [&](const Shape& s, int64_t flat) {
+    int64_t off = 0, stride = 1;
+    for (int d = static_cast<int>(inner_shape.size()) - 1, e = static_cast<int>(s.size()) - 1; d >= 0; --d, --e) {
+      const int64_t idx = flat % inner_shape[d];
+      flat /= inner_shape[d];
+      if (e < 0) continue;
+      if (s[e] != 1) off += idx * stride;
+      stride *= s[e];
+    }
+    return off;
+  };
+  const T* xp = x.data<T>();
+  const T* bp = b ? b->data<T>() : nullptr;
+  T* op = out.data<T>();
+  for (int64_t i = 0; i < inner; ++i) {
+    T v = static_cast<T>(a) * xp[offset_in(x.shape(), i)];
+    if (bp) v += bp[offset_in(b->shape(), i)];
+    for (int64_t r = 0; r < os[0]; ++r) op[r * inner + i] = v;
+  }
 }
+}  // namespace
 SAMPAN_OP(demo, shape_cache_probe)
     .doc("x scaled by a, optionally plus b; repeats rows `reps` times.")
     .args("x", "b", "a", "reps", "mode")
@@ -121,15 +152,18 @@ SAMPAN_OP(demo, shape_cache_probe)
     })
     .cpu([](const Tensor& x, const std::optional<Tensor>& b, double a, int64_t reps, const std::string&,
             Tensor& out) {
-      Tensor y = mul(x, full({}, a, x.dtype()));
-      if (b) y = add(y, *b);
-      copy_(out, broadcast_to(y, out.shape()));
+      if (x.dtype() == DType::Float32) probe_kernel<float>(x, b, a, out);
+      else probe_kernel<double>(x, b, a, out);
     })
     .nondifferentiable();
 
 TEST(OpSpec, ShapeResultsAreReusedOnlyForIdenticalArgumentSpecs) {
   const OpSchema& s = find_op("demo::shape_cache_probe");
-  Tensor x = from_vector({1.0, 2.0}, {2});
+  // Every input made before counting (from_vector calls no op, Tensor::to does): between two
+  // probe calls no other op may run on this thread (see probe_kernel).
+  Tensor x = from_vector({1.0, 2.0}, {2}), x_other_data = from_vector({5.0, 6.0}, {2});
+  Tensor x3 = from_vector({1.0, 2.0, 3.0}, {3}), b22 = from_vector({1.0, 1.0, 1.0, 1.0}, {2, 2});
+  Tensor x32 = x.to(DType::Float32);
   auto run = [&](Value xv, Value b, double a, int64_t reps, std::string mode) {
     return call_op(s, {std::move(xv), std::move(b), a, reps, std::move(mode)})[0];
   };
@@ -137,19 +171,18 @@ TEST(OpSpec, ShapeResultsAreReusedOnlyForIdenticalArgumentSpecs) {
   Tensor r = run(x, Value(), 2.0, 3, "scale");
   EXPECT_EQ(r.shape(), (Shape{3, 2}));
   EXPECT_EQ(g_shape_calls, before + 1);
-  r = run(from_vector({5.0, 6.0}, {2}), Value(), 2.0, 3, "scale");  // same specs, other data
+  Tensor r_other_data = run(x_other_data, Value(), 2.0, 3, "scale");  // same specs, other data
   EXPECT_EQ(g_shape_calls, before + 1);
-  EXPECT_DOUBLE_EQ(sum(r).item(), 3 * 22.0);
-  r = run(from_vector({1.0, 2.0, 3.0}, {3}), Value(), 2.0, 3, "scale");  // another shape
+  r = run(x3, Value(), 2.0, 3, "scale");  // another shape
   EXPECT_EQ(r.shape(), (Shape{3, 3}));
   EXPECT_EQ(g_shape_calls, before + 2);
   r = run(x, Value(), 2.0, 4, "scale");  // another attribute
   EXPECT_EQ(r.shape(), (Shape{4, 2}));
-  r = run(x, from_vector({1.0, 1.0, 1.0, 1.0}, {2, 2}), 2.0, 4, "scale");  // optional given
-  EXPECT_EQ(r.shape(), (Shape{4, 2, 2}));
+  Tensor r_with_b = run(x, b22, 2.0, 4, "scale");  // optional given
+  EXPECT_EQ(r_with_b.shape(), (Shape{4, 2, 2}));
   r = run(x, Value(), 2.0, 4, "scale");  // and absent again
   EXPECT_EQ(r.shape(), (Shape{4, 2}));
-  r = run(x.to(DType::Float32), Value(), 2.0, 4, "scale");  // another dtype
+  r = run(x32, Value(), 2.0, 4, "scale");  // another dtype
   EXPECT_EQ(r.dtype(), DType::Float32);
   EXPECT_EQ(g_shape_calls, before + 6);
   r = run(x, Value(), -0.0, 4, "scale");  // -0.0 and 0.0 are different attributes
@@ -158,4 +191,7 @@ TEST(OpSpec, ShapeResultsAreReusedOnlyForIdenticalArgumentSpecs) {
   // A failing shape function is not remembered: the error comes every time.
   for (int k = 0; k < 2; ++k) EXPECT_THROW(run(x, Value(), 0.0, 4, "other"), ValueError);
   EXPECT_EQ(g_shape_calls, before + 10);
+  // The values, checked after the counting: 2 x per row, and 2 x + b broadcast over {2, 2}.
+  EXPECT_DOUBLE_EQ(sum(r_other_data).item(), 3 * 22.0);
+  EXPECT_DOUBLE_EQ(sum(r_with_b).item(), 4 * 2 * (3.0 + 5.0));
 }
