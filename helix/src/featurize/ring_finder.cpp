@@ -237,6 +237,31 @@ int unique_minimum_basis(Workspace& w, int rank, int num_bonds, std::vector<Foun
 
 namespace {
 
+/// Marks the bonds that lie on a cycle (the non-bridges); its scratch (parent, adjacency, bridges)
+/// comes from `w`, never `w.in_cycle`, so that may be the output.
+void find_cycle_bonds_in(int n, const std::vector<int>& bond_begin, const std::vector<int>& bond_end,
+                         std::vector<char>& in_cycle, Workspace& w) {
+  const int m = static_cast<int>(bond_begin.size());
+  in_cycle.assign(m, 0);
+  if (m < 3) return;
+  // Cycle rank E - V + C: zero means acyclic (most molecules have rings, but a quick exit is cheap).
+  std::vector<int>& parent = w.parent;
+  parent.resize(n);
+  std::iota(parent.begin(), parent.end(), 0);
+  int components = n;
+  for (int k = 0; k < m; ++k) {
+    int a = find_root(parent, bond_begin[k]), b = find_root(parent, bond_end[k]);
+    if (a != b) {
+      parent[a] = b;
+      --components;
+    }
+  }
+  if (m - n + components == 0) return;
+  make_adjacency(n, bond_begin, bond_end, w.adj, w.fill);
+  find_bridges(n, w.adj, m, w);
+  for (int k = 0; k < m; ++k) in_cycle[k] = !w.bridge[k];
+}
+
 /// find_unique_sssr with its workspace passed in (see thread_scratch.h); with `all_on_cycles`, the
 /// caller knows that every bond lies on a cycle (no acyclicity test or bridge search needed).
 bool find_unique_sssr_in(int n, const std::vector<int>& bond_begin, const std::vector<int>& bond_end,
@@ -253,25 +278,11 @@ bool find_unique_sssr_in(int n, const std::vector<int>& bond_begin, const std::v
     parent.resize(n);
     in_cycle.assign(m, 1);
   } else {
-    // Cycle rank E - V + C over the whole graph: zero means acyclic, nothing to do.
-    parent.resize(n);
-    std::iota(parent.begin(), parent.end(), 0);
-    int components = n;
-    for (int k = 0; k < m; ++k) {
-      int a = find_root(parent, bond_begin[k]), b = find_root(parent, bond_end[k]);
-      if (a != b) {
-        parent[a] = b;
-        --components;
-      }
-    }
-    if (m - n + components == 0) {
+    find_cycle_bonds_in(n, bond_begin, bond_end, in_cycle, w);
+    if (std::find(in_cycle.begin(), in_cycle.end(), 1) == in_cycle.end()) {  // acyclic
       rings.resize(0);
       return true;
     }
-    make_adjacency(n, bond_begin, bond_end, w.adj, w.fill);
-    find_bridges(n, w.adj, m, w);
-    in_cycle.resize(m);
-    for (int k = 0; k < m; ++k) in_cycle[k] = !w.bridge[k];
   }
   // Ring systems: atoms joined by cycle bonds.
   std::iota(parent.begin(), parent.end(), 0);
@@ -345,29 +356,6 @@ bool find_unique_sssr_in(int n, const std::vector<int>& bond_begin, const std::v
   return true;
 }
 
-void find_cycle_bonds_in(int n, const std::vector<int>& bond_begin,
-                                                   const std::vector<int>& bond_end, std::vector<char>& in_cycle,
-                                                   Workspace& w) {
-  const int m = static_cast<int>(bond_begin.size());
-  in_cycle.assign(m, 0);
-  if (m < 3) return;
-  // Cycle rank E - V + C: zero means acyclic (most molecules have rings, but a quick exit is cheap).
-  std::vector<int>& parent = w.parent;
-  parent.resize(n);
-  std::iota(parent.begin(), parent.end(), 0);
-  int components = n;
-  for (int k = 0; k < m; ++k) {
-    int a = find_root(parent, bond_begin[k]), b = find_root(parent, bond_end[k]);
-    if (a != b) {
-      parent[a] = b;
-      --components;
-    }
-  }
-  if (m - n + components == 0) return;
-  make_adjacency(n, bond_begin, bond_end, w.adj, w.fill);
-  find_bridges(n, w.adj, m, w);
-  for (int k = 0; k < m; ++k) in_cycle[k] = !w.bridge[k];
-}
 
 
 }  // namespace
