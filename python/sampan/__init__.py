@@ -9,7 +9,10 @@
 Every registered op is a function here and in ``sp.ops.<namespace>`` (generated from the op
 registry, see ``sampan/_ops.py``); ops of namespace ``core`` are also Tensor methods.
 """
-from . import _C
+from ._wait_policy import passive_by_default
+
+with passive_by_default():  # OpenMP threads sleep at a barrier rather than spin (see the module)
+    from . import _C
 from ._C import (  # noqa: F401
     Tensor, dtype, promote_types, set_num_threads, get_num_threads, blas_library, blas_num_threads,
 )
