@@ -10,13 +10,12 @@
 // em_deriv stores d(row)/d(x_i) = -d(row)/dR divided by dstd, laid out [nloc, nnei, 4, 3].
 #pragma once
 
+// The per-slot bodies (and smooth_switch) are in env_mat_slot.h, shared with the CUDA twins.
 #include <cstdint>
 
-namespace sampan::deepmd::kernels {
+#include "kernels/env_mat_slot.h"
 
-/// DeePMD's switch: 1 below rs, u^3(-6u^2+15u-10)+1 with u=(r-rs)/(rc-rs) between, 0 from rc on.
-/// Writes sw, dsw/dr and d2sw/dr2.
-template <class T> void smooth_switch(T r, T rs, T rc, T& sw, T& dsw, T& d2sw);
+namespace sampan::deepmd::kernels {
 
 /// Forward: em [nloc, nnei*4], em_deriv [nloc, nnei*12], rij [nloc, nnei*3].
 /// davg, dstd: [ntypes, nnei*4]; types: [nall] in [0, ntypes).
@@ -32,5 +31,19 @@ void prod_env_mat_a_backward_cpu(const T* coord, const int64_t* types, const int
                                  const T* em, const T* em_deriv, const T* grad_em, const T* grad_em_deriv,
                                  const T* grad_rij, int64_t nloc, int64_t nall, int64_t ntypes, int64_t nnei,
                                  T rcut, T rcut_smth, T* grad_coord, T* grad_davg, T* grad_dstd);
+
+// ---- CUDA twins (env_mat_kernels.cu, compiled only where nvcc exists): the same contracts over
+// device pointers, one thread per slot over the same per-slot functions. The backward scatters
+// with atomicAdd, so its last bits may differ from the CPU's fixed order and between runs. ----
+#if defined(SAMPAN_CUDA_KERNELS)
+template <class T>
+void prod_env_mat_a_cuda(const T* coord, const int64_t* types, const int64_t* nlist, const T* davg, const T* dstd,
+                         int64_t nloc, int64_t nnei, T rcut, T rcut_smth, T* em, T* em_deriv, T* rij);
+template <class T>
+void prod_env_mat_a_backward_cuda(const T* coord, const int64_t* types, const int64_t* nlist, const T* dstd,
+                                  const T* em, const T* em_deriv, const T* grad_em, const T* grad_em_deriv,
+                                  const T* grad_rij, int64_t nloc, int64_t nall, int64_t ntypes, int64_t nnei,
+                                  T rcut, T rcut_smth, T* grad_coord, T* grad_davg, T* grad_dstd);
+#endif
 
 }  // namespace sampan::deepmd::kernels

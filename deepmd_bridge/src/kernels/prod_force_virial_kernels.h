@@ -9,7 +9,11 @@
 // to atom_virial[n] (the neighbour), DeePMD-kit's per-atom split.
 #pragma once
 
+// The per-slot bodies are in prod_force_virial_slot.h, shared with the CUDA twins.
+#include <cstddef>
 #include <cstdint>
+
+#include "kernels/prod_force_virial_slot.h"
 
 namespace sampan::deepmd::kernels {
 
@@ -34,5 +38,29 @@ void prod_virial_se_a_cpu(const T* net_deriv, const T* em_deriv, const T* rij, c
 template <class T>
 void prod_virial_se_a_grad_cpu(const T* grad_virial, const T* grad_atom_virial, const T* em_deriv, const T* rij,
                                const int64_t* nlist, int64_t nloc, int64_t nnei, T* grad_net);
+
+// ---- CUDA twins (prod_force_virial_kernels.cu, compiled only where nvcc exists): the same
+// contracts over device pointers, one thread per slot over the same per-slot functions. Forces
+// and virials scatter with atomicAdd, so their last bits may differ from the CPU's fixed order and
+// between runs; the two gradient maps gather only and are deterministic. ----
+#if defined(SAMPAN_CUDA_KERNELS)
+template <class T>
+void prod_force_se_a_cuda(const T* net_deriv, const T* em_deriv, const int64_t* nlist, int64_t nloc, int64_t nall,
+                          int64_t nnei, T* force);
+template <class T>
+void prod_force_se_a_grad_cuda(const T* grad_force, const T* em_deriv, const int64_t* nlist, int64_t nloc,
+                               int64_t nnei, T* grad_net);
+template <class T>
+void prod_virial_se_a_cuda(const T* net_deriv, const T* em_deriv, const T* rij, const int64_t* nlist, int64_t nloc,
+                           int64_t nall, int64_t nnei, T* virial, T* atom_virial);
+template <class T>
+void prod_virial_se_a_grad_cuda(const T* grad_virial, const T* grad_atom_virial, const T* em_deriv, const T* rij,
+                                const int64_t* nlist, int64_t nloc, int64_t nnei, T* grad_net);
+
+/// Index of the first value outside [lo, hi), or -1 (the op layer's nlist and atype checks).
+int64_t first_outside_range_cuda(const int64_t* values, int64_t n, int64_t lo, int64_t hi);
+/// Copies `nbytes` from device to host (the op layer checks dstd for zeros on the host).
+void copy_to_host_cuda(void* host, const void* device, size_t nbytes);
+#endif
 
 }  // namespace sampan::deepmd::kernels

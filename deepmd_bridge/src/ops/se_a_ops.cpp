@@ -1,7 +1,9 @@
 // The se_e2_a operators of namespace `deepmd` (DeePMD-kit's ProdEnvMatA, ProdForceSeA,
 // ProdVirialSeA and the two gradient maps), declared through the custom-op interface. Kernels
-// are plain functions in src/kernels; this file checks arguments, dispatches on the dtype, and
-// writes the vjps.
+// are plain functions in src/kernels (CPU loops in .cpp, CUDA twins in .cu over the same per-slot
+// functions); this file checks arguments, dispatches on the dtype and the device, and writes the
+// vjps. The .cuda kernels are registered where the library is built with nvcc
+// (SAMPAN_CUDA_KERNELS); they compile but have not run on a GPU yet.
 //
 // How the derivatives chain (what force training needs):
 //   prod_force_se_a is bilinear in (net_deriv, em_deriv); its vjp in net_deriv is the op
@@ -12,7 +14,9 @@
 //   prod_env_mat_a is once differentiable: its vjp (in coord, davg, dstd) runs a kernel with the
 //   analytic Hessian of the env-matrix rows; a second derivative through it raises. Training
 //   never needs one: em_deriv depends on coordinates only.
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "kernels/env_mat_kernels.h"
 #include "kernels/prod_force_virial_kernels.h"
@@ -43,13 +47,68 @@ void check_shape(const TensorSpec& t, const Shape& want, const char* op, const c
                "), got ", shape_str(t.shape));
 }
 
-// Values the shape function cannot see: neighbour indices inside [0, nall), types in range.
-void check_nlist_values(const Tensor& nlist, int64_t nall, const char* op) {
-  const int64_t* p = nlist.data<int64_t>();
+// ------------------------------------------------------------------------------------------
+// Devices: one struct per device forwards to its kernels, so each op kernel is written once.
+// ------------------------------------------------------------------------------------------
+
+struct Cpu {
+  static int64_t first_outside_range(const int64_t* v, int64_t n, int64_t lo, int64_t hi) {
+    for (int64_t k = 0; k < n; ++k)
+      if (v[k] < lo || v[k] >= hi) return k;
+    return -1;
+  }
+  static void to_host(void* host, const void* data, size_t nbytes) { std::memcpy(host, data, nbytes); }
+  template <class T, class... A> static void env_mat(A... a) { kernels::prod_env_mat_a_cpu<T>(a...); }
+  template <class T, class... A> static void env_mat_backward(A... a) { kernels::prod_env_mat_a_backward_cpu<T>(a...); }
+  template <class T, class... A> static void force(A... a) { kernels::prod_force_se_a_cpu<T>(a...); }
+  template <class T, class... A> static void force_grad(A... a) { kernels::prod_force_se_a_grad_cpu<T>(a...); }
+  template <class T, class... A> static void virial(A... a) { kernels::prod_virial_se_a_cpu<T>(a...); }
+  template <class T, class... A> static void virial_grad(A... a) { kernels::prod_virial_se_a_grad_cpu<T>(a...); }
+};
+
+#if defined(SAMPAN_CUDA_KERNELS)
+// The CUDA twins report errors as std::runtime_error (the .cu files know nothing of sampan).
+template <class F> auto run_device(F f) {
+  try {
+    return f();
+  } catch (const sampan::RuntimeError&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    throw sampan::RuntimeError(e.what());
+  }
+}
+struct Cuda {
+  static int64_t first_outside_range(const int64_t* v, int64_t n, int64_t lo, int64_t hi) {
+    return run_device([&] { return kernels::first_outside_range_cuda(v, n, lo, hi); });
+  }
+  static void to_host(void* host, const void* data, size_t nbytes) {
+    run_device([&] { kernels::copy_to_host_cuda(host, data, nbytes); });
+  }
+  template <class T, class... A> static void env_mat(A... a) {
+    run_device([&] { kernels::prod_env_mat_a_cuda<T>(a...); });
+  }
+  template <class T, class... A> static void env_mat_backward(A... a) {
+    run_device([&] { kernels::prod_env_mat_a_backward_cuda<T>(a...); });
+  }
+  template <class T, class... A> static void force(A... a) { run_device([&] { kernels::prod_force_se_a_cuda<T>(a...); }); }
+  template <class T, class... A> static void force_grad(A... a) {
+    run_device([&] { kernels::prod_force_se_a_grad_cuda<T>(a...); });
+  }
+  template <class T, class... A> static void virial(A... a) { run_device([&] { kernels::prod_virial_se_a_cuda<T>(a...); }); }
+  template <class T, class... A> static void virial_grad(A... a) {
+    run_device([&] { kernels::prod_virial_se_a_grad_cuda<T>(a...); });
+  }
+};
+#endif
+
+// Values the shape function cannot see: neighbour indices inside [-1, nall), types in range.
+template <class Dev> void check_nlist_values(const Tensor& nlist, int64_t nall, const char* op) {
+  const int64_t k = Dev::first_outside_range(nlist.data<int64_t>(), nlist.numel(), -1, nall);
+  if (k < 0) return;
   const int64_t nnei = nlist.size(1);
-  for (int64_t k = 0; k < nlist.numel(); ++k)
-    SAMPAN_CHECK(p[k] >= -1 && p[k] < nall, ValueError, op, ": nlist[", k / nnei, ", ", k % nnei, "] = ", p[k],
-                 " is outside [-1, ", nall, ")");
+  int64_t value;
+  Dev::to_host(&value, nlist.data<int64_t>() + k, sizeof(value));
+  SAMPAN_CHECK(false, ValueError, op, ": nlist[", k / nnei, ", ", k % nnei, "] = ", value, " is outside [-1, ", nall, ")");
 }
 
 Tensor c(const Tensor& t) { return t.is_contiguous() ? t : t.contiguous(); }
@@ -117,74 +176,106 @@ std::pair<Tensor, Tensor> virial_deriv_rij_grads(const Tensor& h, const Tensor& 
 // Kernels (op layer)
 // ------------------------------------------------------------------------------------------
 
+template <class Dev>
 void prod_env_mat_a_kernel(const Tensor& coord_in, const Tensor& atype_in, const Tensor& nlist_in, const Tensor& davg_in,
                            const Tensor& dstd_in, double rcut, double rcut_smth, Tensor& em, Tensor& em_deriv,
                            Tensor& rij) {
   const char* op = "deepmd::prod_env_mat_a";
   Tensor coord = c(coord_in), atype = c(atype_in), nlist = c(nlist_in), davg = c(davg_in), dstd = c(dstd_in);
   const int64_t nall = coord.size(0), nloc = nlist.size(0), nnei = nlist.size(1), ntypes = davg.size(0);
-  check_nlist_values(nlist, nall, op);
+  check_nlist_values<Dev>(nlist, nall, op);
   const int64_t* t = atype.data<int64_t>();
-  for (int64_t i = 0; i < nall; ++i)
-    SAMPAN_CHECK(t[i] >= 0 && t[i] < ntypes, ValueError, op, ": atype[", i, "] = ", t[i], " is outside [0, ", ntypes,
+  const int64_t bad_type = Dev::first_outside_range(t, nall, 0, ntypes);
+  if (bad_type >= 0) {
+    int64_t value;
+    Dev::to_host(&value, t + bad_type, sizeof(value));
+    SAMPAN_CHECK(false, ValueError, op, ": atype[", bad_type, "] = ", value, " is outside [0, ", ntypes,
                  ") (ntypes = rows of davg)");
+  }
   visit_floating(coord.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* s = dstd.data<T>();
-    for (int64_t k = 0; k < dstd.numel(); ++k)
-      SAMPAN_CHECK(s[k] != T(0), ValueError, op, ": dstd has a zero at flat index ", k);
-    kernels::prod_env_mat_a_cpu<T>(coord.data<T>(), t, nlist.data<int64_t>(), davg.data<T>(), s, nloc, nnei,
-                                   static_cast<T>(rcut), static_cast<T>(rcut_smth), em.data<T>(), em_deriv.data<T>(),
-                                   rij.data<T>());
+    std::vector<T> host_dstd(static_cast<size_t>(dstd.numel()));
+    Dev::to_host(host_dstd.data(), s, sizeof(T) * host_dstd.size());
+    for (size_t k = 0; k < host_dstd.size(); ++k)
+      SAMPAN_CHECK(host_dstd[k] != T(0), ValueError, op, ": dstd has a zero at flat index ", k);
+    Dev::template env_mat<T>(coord.data<T>(), t, nlist.data<int64_t>(), davg.data<T>(), s, nloc, nnei,
+                             static_cast<T>(rcut), static_cast<T>(rcut_smth), em.data<T>(), em_deriv.data<T>(),
+                             rij.data<T>());
   });
 }
 
+// The backward kernel of prod_env_mat_a (its vjp): gradients in coord, davg and dstd.
+template <class Dev>
+Grads prod_env_mat_a_backward(const VjpContext& ctx) {
+  Tensor coord = c(ctx.input(0)), atype = c(ctx.input(1)), nlist = c(ctx.input(2)), dstd = c(ctx.input(4));
+  Tensor em = c(ctx.output(0).detach()), em_deriv = c(ctx.output(1).detach());
+  Tensor g_em = c(ctx.grad_output(0)), g_deriv = c(ctx.grad_output(1)), g_rij = c(ctx.grad_output(2));
+  const int64_t nall = coord.size(0), nloc = nlist.size(0), nnei = nlist.size(1), ntypes = dstd.size(0);
+  Tensor g_coord = Tensor::empty({nall, 3}, coord.dtype(), coord.device());
+  Tensor g_davg = Tensor::empty(dstd.shape(), coord.dtype(), coord.device());
+  Tensor g_dstd = Tensor::empty(dstd.shape(), coord.dtype(), coord.device());
+  visit_floating(coord.dtype(), "deepmd::prod_env_mat_a (backward)", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Dev::template env_mat_backward<T>(
+        coord.data<T>(), atype.data<int64_t>(), nlist.data<int64_t>(), dstd.data<T>(), em.data<T>(), em_deriv.data<T>(),
+        g_em.data<T>(), g_deriv.data<T>(), g_rij.data<T>(), nloc, nall, ntypes, nnei,
+        static_cast<T>(ctx.attr<double>(5)), static_cast<T>(ctx.attr<double>(6)), g_coord.data<T>(), g_davg.data<T>(),
+        g_dstd.data<T>());
+  });
+  return {g_coord, Tensor(), Tensor(), g_davg, g_dstd};
+}
+
+template <class Dev>
 void prod_force_kernel(const Tensor& net_deriv, const Tensor& em_deriv, const Tensor& nlist_in, int64_t nall,
                        Tensor& force) {
   const char* op = "deepmd::prod_force_se_a";
   Tensor nlist = c(nlist_in);
-  check_nlist_values(nlist, nall, op);
+  check_nlist_values<Dev>(nlist, nall, op);
   visit_floating(net_deriv.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    kernels::prod_force_se_a_cpu<T>(c(net_deriv).data<T>(), c(em_deriv).data<T>(), nlist.data<int64_t>(), nlist.size(0),
-                                    nall, nlist.size(1), force.data<T>());
+    Dev::template force<T>(c(net_deriv).data<T>(), c(em_deriv).data<T>(), nlist.data<int64_t>(), nlist.size(0), nall,
+                           nlist.size(1), force.data<T>());
   });
 }
 
+template <class Dev>
 void prod_force_grad_kernel(const Tensor& grad_force, const Tensor& em_deriv, const Tensor& nlist_in, Tensor& grad_net) {
   const char* op = "deepmd::prod_force_se_a_grad";
   Tensor nlist = c(nlist_in);
-  check_nlist_values(nlist, grad_force.size(0), op);
+  check_nlist_values<Dev>(nlist, grad_force.size(0), op);
   visit_floating(grad_force.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    kernels::prod_force_se_a_grad_cpu<T>(c(grad_force).data<T>(), c(em_deriv).data<T>(), nlist.data<int64_t>(),
-                                         nlist.size(0), nlist.size(1), grad_net.data<T>());
+    Dev::template force_grad<T>(c(grad_force).data<T>(), c(em_deriv).data<T>(), nlist.data<int64_t>(),
+                                nlist.size(0), nlist.size(1), grad_net.data<T>());
   });
 }
 
+template <class Dev>
 void prod_virial_kernel(const Tensor& net_deriv, const Tensor& em_deriv, const Tensor& rij, const Tensor& nlist_in,
                         int64_t nall, Tensor& virial, Tensor& atom_virial) {
   const char* op = "deepmd::prod_virial_se_a";
   Tensor nlist = c(nlist_in);
-  check_nlist_values(nlist, nall, op);
+  check_nlist_values<Dev>(nlist, nall, op);
   visit_floating(net_deriv.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    kernels::prod_virial_se_a_cpu<T>(c(net_deriv).data<T>(), c(em_deriv).data<T>(), c(rij).data<T>(),
-                                     nlist.data<int64_t>(), nlist.size(0), nall, nlist.size(1), virial.data<T>(),
-                                     atom_virial.data<T>());
+    Dev::template virial<T>(c(net_deriv).data<T>(), c(em_deriv).data<T>(), c(rij).data<T>(),
+                            nlist.data<int64_t>(), nlist.size(0), nall, nlist.size(1), virial.data<T>(),
+                            atom_virial.data<T>());
   });
 }
 
+template <class Dev>
 void prod_virial_grad_kernel(const Tensor& grad_virial, const Tensor& grad_atom_virial, const Tensor& em_deriv,
                              const Tensor& rij, const Tensor& nlist_in, Tensor& grad_net) {
   const char* op = "deepmd::prod_virial_se_a_grad";
   Tensor nlist = c(nlist_in);
-  check_nlist_values(nlist, grad_atom_virial.size(0), op);
+  check_nlist_values<Dev>(nlist, grad_atom_virial.size(0), op);
   visit_floating(grad_virial.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    kernels::prod_virial_se_a_grad_cpu<T>(c(grad_virial).data<T>(), c(grad_atom_virial).data<T>(), c(em_deriv).data<T>(),
-                                          c(rij).data<T>(), nlist.data<int64_t>(), nlist.size(0), nlist.size(1),
-                                          grad_net.data<T>());
+    Dev::template virial_grad<T>(c(grad_virial).data<T>(), c(grad_atom_virial).data<T>(), c(em_deriv).data<T>(),
+                                 c(rij).data<T>(), nlist.data<int64_t>(), nlist.size(0), nlist.size(1),
+                                 grad_net.data<T>());
   });
 }
 
@@ -239,24 +330,15 @@ SAMPAN_OP(deepmd, prod_env_mat_a)
                                      TensorSpec{{nloc, nnei * 12}, coord.dtype, coord.device},
                                      TensorSpec{{nloc, nnei * 3}, coord.dtype, coord.device}};
     })
-    .cpu(prod_env_mat_a_kernel)
+    .cpu(prod_env_mat_a_kernel<Cpu>)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(prod_env_mat_a_kernel<Cuda>)
+#endif
     .vjp([](const VjpContext& ctx) -> Grads {
-      Tensor coord = c(ctx.input(0)), atype = c(ctx.input(1)), nlist = c(ctx.input(2)), dstd = c(ctx.input(4));
-      Tensor em = c(ctx.output(0).detach()), em_deriv = c(ctx.output(1).detach());
-      Tensor g_em = c(ctx.grad_output(0)), g_deriv = c(ctx.grad_output(1)), g_rij = c(ctx.grad_output(2));
-      const int64_t nall = coord.size(0), nloc = nlist.size(0), nnei = nlist.size(1), ntypes = dstd.size(0);
-      Tensor g_coord = Tensor::empty({nall, 3}, coord.dtype(), coord.device());
-      Tensor g_davg = Tensor::empty(dstd.shape(), coord.dtype(), coord.device());
-      Tensor g_dstd = Tensor::empty(dstd.shape(), coord.dtype(), coord.device());
-      visit_floating(coord.dtype(), "deepmd::prod_env_mat_a (backward)", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        kernels::prod_env_mat_a_backward_cpu<T>(
-            coord.data<T>(), atype.data<int64_t>(), nlist.data<int64_t>(), dstd.data<T>(), em.data<T>(), em_deriv.data<T>(),
-            g_em.data<T>(), g_deriv.data<T>(), g_rij.data<T>(), nloc, nall, ntypes, nnei,
-            static_cast<T>(ctx.attr<double>(5)), static_cast<T>(ctx.attr<double>(6)), g_coord.data<T>(), g_davg.data<T>(),
-            g_dstd.data<T>());
-      });
-      return {g_coord, Tensor(), Tensor(), g_davg, g_dstd};
+#if defined(SAMPAN_CUDA_KERNELS)
+      if (ctx.input(0).device().is_cuda()) return prod_env_mat_a_backward<Cuda>(ctx);
+#endif
+      return prod_env_mat_a_backward<Cpu>(ctx);
     })
     .once_differentiable()
     .dtypes(kFloatTypes);
@@ -274,7 +356,10 @@ SAMPAN_OP(deepmd, prod_force_se_a)
       SAMPAN_CHECK(nall >= nlist.shape[0], ValueError, op, ": nall = ", nall, " is smaller than nloc = ", nlist.shape[0]);
       return TensorSpec{{nall, 3}, a.dtype, a.device};
     })
-    .cpu(prod_force_kernel)
+    .cpu(prod_force_kernel<Cpu>)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(prod_force_kernel<Cuda>)
+#endif
     .vjp([](const VjpContext& ctx) -> Grads {
       static OpHandle force_grad("deepmd::prod_force_se_a_grad");
       Tensor g = ctx.grad_output(0), a = ctx.input(0), d = ctx.input(1), nlist = ctx.input(2);
@@ -302,7 +387,10 @@ SAMPAN_OP(deepmd, prod_force_se_a_grad)
       check_shape(d, {nloc, nnei * 12}, op, "em_deriv", "[nloc, nnei*4*3]");
       return TensorSpec{{nloc, nnei * 4}, g.dtype, g.device};
     })
-    .cpu(prod_force_grad_kernel)
+    .cpu(prod_force_grad_kernel<Cpu>)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(prod_force_grad_kernel<Cuda>)
+#endif
     .vjp([](const VjpContext& ctx) -> Grads {
       static OpHandle force("deepmd::prod_force_se_a");
       Tensor h = ctx.grad_output(0), g = ctx.input(0), d = ctx.input(1), nlist = ctx.input(2);
@@ -328,7 +416,10 @@ SAMPAN_OP(deepmd, prod_virial_se_a)
       SAMPAN_CHECK(nall >= nlist.shape[0], ValueError, op, ": nall = ", nall, " is smaller than nloc = ", nlist.shape[0]);
       return std::vector<TensorSpec>{TensorSpec{{9}, a.dtype, a.device}, TensorSpec{{nall, 9}, a.dtype, a.device}};
     })
-    .cpu(prod_virial_kernel)
+    .cpu(prod_virial_kernel<Cpu>)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(prod_virial_kernel<Cuda>)
+#endif
     .vjp([](const VjpContext& ctx) -> Grads {
       static OpHandle virial_grad("deepmd::prod_virial_se_a_grad");
       Tensor gv = ctx.grad_output(0), gav = ctx.grad_output(1);
@@ -369,7 +460,10 @@ SAMPAN_OP(deepmd, prod_virial_se_a_grad)
       check_shape(rij, {nloc, nnei * 3}, op, "rij", "[nloc, nnei*3]");
       return TensorSpec{{nloc, nnei * 4}, gv.dtype, gv.device};
     })
-    .cpu(prod_virial_grad_kernel)
+    .cpu(prod_virial_grad_kernel<Cpu>)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(prod_virial_grad_kernel<Cuda>)
+#endif
     .vjp([](const VjpContext& ctx) -> Grads {
       static OpHandle virial("deepmd::prod_virial_se_a");
       Tensor h = ctx.grad_output(0), gv = ctx.input(0), gav = ctx.input(1), d = ctx.input(2), rij = ctx.input(3),

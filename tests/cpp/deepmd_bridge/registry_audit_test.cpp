@@ -4,9 +4,14 @@
 // check_op (shape function, first- and second-order finite differences in float64, float32 sweep,
 // determinism). prod_env_mat_a is once differentiable: check_op verifies its first derivatives
 // (through all three outputs, the em_deriv one by the analytic Hessian) and that a second raises.
+// The five se_e2_a ops have CUDA twins: in a build with nvcc (SAMPAN_CUDA_KERNELS) the registry must
+// list a CUDA kernel for each and check_op must say that it skipped CPU-vs-CUDA for want of a GPU
+// (not pretend it compared); without nvcc there must be no CUDA kernel at all.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <set>
 
 #include "deepmd_test_util.h"
 #include "sampan/ops.h"
@@ -48,6 +53,11 @@ Sample make_sample() {
   s.grad_force = test::uniform({s.nall, 3}, -1, 1, 18);
   return s;
 }
+
+// The ops with CUDA twins (src/kernels/*.cu).
+const std::set<std::string> kCudaTwins = {"deepmd::prod_env_mat_a", "deepmd::prod_force_se_a",
+                                          "deepmd::prod_force_se_a_grad", "deepmd::prod_virial_se_a",
+                                          "deepmd::prod_virial_se_a_grad"};
 
 }  // namespace
 
@@ -95,6 +105,16 @@ TEST(DeepmdRegistryAudit, EveryDeepmdOpHasSamplesAndPassesCheckOp) {
     EXPECT_TRUE(r.ok) << name << ": " << r.summary();
     if (op.once_differentiable)
       EXPECT_NE(r.summary().find("a second derivative raised as declared"), std::string::npos) << r.summary();
+    if (kCudaTwins.count(name)) {
+      const bool noted = std::find(r.notes.begin(), r.notes.end(), "CPU vs CUDA: no GPU in this process, skipped") != r.notes.end();
+#if defined(SAMPAN_CUDA_KERNELS)
+      EXPECT_EQ(op.kernels.count(DeviceType::CUDA), 1u) << name << ": built with nvcc but no CUDA kernel registered";
+      EXPECT_TRUE(noted) << name << ": check_op should report the CUDA comparison as skipped: " << r.summary();
+#else
+      EXPECT_EQ(op.kernels.count(DeviceType::CUDA), 0u) << name << ": a CUDA kernel in a build without nvcc";
+      EXPECT_FALSE(noted) << r.summary();
+#endif
+    }
     ++checked;
   }
   EXPECT_GE(checked, 11);

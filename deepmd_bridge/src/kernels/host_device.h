@@ -1,0 +1,33 @@
+// What the se_e2_a kernels share between the CPU and the CUDA twins: the host+device marker and
+// the two ways of adding into a scattered output.
+//
+// Each kernel's per-slot body (one centre atom i, one neighbour slot j) is ONE inline function
+// marked SAMPAN_DEEPMD_HOST_DEVICE, in env_mat_slot.h and prod_force_virial_slot.h. The CPU loop
+// (the .cpp files, OpenMP) and the CUDA grid-stride loop (the .cu files) both call it, so the CPU
+// tests exercise exactly the arithmetic a GPU runs; only the launch glue is CUDA-only.
+//
+// Where a slot adds into an output that other slots also touch (forces on atoms, the virial, the
+// davg/dstd gradients), the slot function takes an `add` policy: PlainAdd on the CPU, which calls
+// it serially in slot order (a fixed summation order: bit-identical results for any thread
+// count), and an atomicAdd policy on the GPU (the order of the additions, hence the last bits,
+// may vary from run to run there).
+#pragma once
+
+#include <math.h>  // sqrt: the same name for float and double on the host and in CUDA device code
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define SAMPAN_DEEPMD_HOST_DEVICE __host__ __device__
+#else
+#define SAMPAN_DEEPMD_HOST_DEVICE
+#endif
+
+namespace sampan::deepmd::kernels {
+
+/// `*target += value` (serial callers only).
+struct PlainAdd {
+  template <class T> SAMPAN_DEEPMD_HOST_DEVICE void operator()(T* target, T value) const { *target += value; }
+};
+
+}  // namespace sampan::deepmd::kernels
