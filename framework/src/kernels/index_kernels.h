@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "index_select_row.h"
 #include "strided_loop.h"
 
 namespace sampan::kernels {
@@ -24,10 +25,8 @@ inline void index_select_rows(const void* x, int64_t outer, int64_t n, int64_t i
   auto* ob = static_cast<unsigned char*>(out);
   const int64_t rows = outer * m;
 #pragma omp parallel for if (rows * inner > kParallelGrain) schedule(static)
-  for (int64_t r = 0; r < rows; ++r) {
-    const int64_t o = r / m, j = r % m;
-    std::memcpy(ob + static_cast<size_t>(r) * row, xb + static_cast<size_t>(o * n + index[j]) * row, row);
-  }
+  for (int64_t r = 0; r < rows; ++r)
+    std::memcpy(ob + static_cast<size_t>(r) * row, xb + static_cast<size_t>(index_select_source_row(r, n, m, index)) * row, row);
 }
 
 /// Splits the inner extent into blocks so that (outer x blocks) tasks keep every thread busy.

@@ -10,6 +10,7 @@
 // for any thread count, sorted or unsorted ids. Streaming the rows in order (rather than gathering
 // each segment's rows) keeps the reads of a large `data` sequential, which matters far more than
 // the cheap re-reading of the ids by each worker. With sorted ids a worker reads only its rows.
+// The per-element folds are in segment_fold.h, shared with the CUDA twins (segment_kernels.cu).
 #pragma once
 
 #include <omp.h>
@@ -20,6 +21,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "segment_fold.h"
 #include "strided_loop.h"
 
 namespace sampan::kernels {
@@ -89,13 +91,12 @@ void segment_sum_rows(const T* data, const int64_t* ids, int64_t n, int64_t f, c
       if (s < s0 || s >= s1) continue;
       T* o = out + s * f;
       const T* x = data + r * f;
-      for (int64_t c = c0; c < c1; ++c) o[c] += x[c];
+      for (int64_t c = c0; c < c1; ++c) fold_segment_sum(o[c], x[c]);
     }
     if (mean)
       for (int64_t s = s0; s < s1; ++s) {
         if (g.count(s) == 0) continue;
-        const T count = static_cast<T>(g.count(s));
-        for (int64_t c = c0; c < c1; ++c) out[s * f + c] /= count;
+        for (int64_t c = c0; c < c1; ++c) finish_segment_mean(out[s * f + c], g.count(s));
       }
   });
 }
@@ -105,10 +106,6 @@ void segment_sum_rows(const T* data, const int64_t* ids, int64_t n, int64_t f, c
 template <class T>
 void segment_extreme_rows(const T* data, const int64_t* ids, int64_t n, int64_t f, const SegmentCounts& g,
                           int64_t num_segments, bool want_max, T* out, int64_t* arg) {
-  auto is_nan = [](T v) {
-    if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
-    else return false;
-  };
   if (num_segments == 0) return;
   if (n == 0) {
     std::fill(out, out + num_segments * f, T(0));
@@ -124,12 +121,7 @@ void segment_extreme_rows(const T* data, const int64_t* ids, int64_t n, int64_t 
       T* o = out + s * f;
       int64_t* a = arg + s * f;
       const T* x = data + r * f;
-      for (int64_t c = c0; c < c1; ++c) {
-        const T v = x[c];
-        if (a[c] < 0) { o[c] = v; a[c] = r; continue; }
-        if (is_nan(o[c])) continue;
-        if (is_nan(v) || (want_max ? v > o[c] : v < o[c])) { o[c] = v; a[c] = r; }
-      }
+      for (int64_t c = c0; c < c1; ++c) fold_segment_extreme(o[c], a[c], x[c], r, want_max);
     }
   });
 }

@@ -14,6 +14,7 @@
 #include "elementwise_support.h"
 #include "../kernels/axis_loop.h"
 #include "../kernels/index_kernels.h"
+#include "cuda_support.h"
 
 namespace sampan {
 
@@ -158,6 +159,21 @@ SAMPAN_OP(core, index_select)
       kernels::index_select_rows(xc.raw_data(), s.outer, s.n, s.inner, xc.itemsize(), idx.data(),
                                  static_cast<int64_t>(idx.size()), out.raw_data());
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    // The CUDA twin: the index comes back to the host to be checked; the source row of each
+    // output row is index_select_source_row, as on the CPU (../kernels/index_kernels.cu).
+    .cuda([](const Tensor& x, int64_t axis, const Tensor& index, Tensor& out) {
+      const char* op = "index_select";
+      const int64_t d = normalize_axis(axis, x.dim());
+      const AxisSplit s = split_at(x.shape(), d);
+      auto idx = read_indices(op, cuda_support::index_to_host(op, "index", index), s.n, axis);
+      cuda_support::require_contiguous(op, "x", x);
+      cuda_support::run_device([&] {
+        kernels::index_select_rows_cuda(x.raw_data(), s.outer, s.n, s.inner, x.itemsize(), idx.data(),
+                                        static_cast<int64_t>(idx.size()), out.raw_data());
+      });
+    })
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       Tensor x = c.input(0), g = c.grad_output(0);
       return {index_add(zeros(x.shape(), g.dtype()), c.attr<int64_t>(1), c.input(2), g), Tensor()};

@@ -4,12 +4,15 @@
 //
 // num_segments = -1 means max(id) + 1 (the output size then depends on the data). Ids outside
 // [0, num_segments) raise IndexError naming the id, its row and num_segments. Empty segments
-// give 0 (sum, mean, max, min). Kernels: ../kernels/segment_kernels.h.
+// give 0 (sum, mean, max, min). Kernels: ../kernels/segment_kernels.h; the per-element folds
+// (../kernels/segment_fold.h) are shared with the CUDA twins (../kernels/segment_kernels.cu),
+// registered where sampan is built with nvcc (compiled, not yet run on a GPU).
 #include <algorithm>
 
 #include "sampan/ops.h"
 #include "elementwise_support.h"
 #include "../kernels/segment_kernels.h"
+#include "cuda_support.h"
 
 namespace sampan {
 
@@ -31,11 +34,8 @@ TensorSpec segment_spec(const char* op, const TensorSpec& data, const TensorSpec
   return TensorSpec{s, dtype, data.device};
 }
 
-// The ids as int64, validated; resolves num_segments = -1 to max(id) + 1.
-std::vector<int64_t> read_segment_ids(const char* op, const Tensor& ids, int64_t& num_segments) {
-  Tensor c = cast(ids, DType::Int64).contiguous();
-  const int64_t* p = c.data<int64_t>();
-  std::vector<int64_t> r(p, p + c.numel());
+// Checks ids (as int64) and resolves num_segments = -1 to max(id) + 1.
+void check_segment_ids(const char* op, const std::vector<int64_t>& r, int64_t& num_segments) {
   if (num_segments < 0) {
     num_segments = 0;
     for (auto v : r) num_segments = std::max(num_segments, v + 1);
@@ -44,6 +44,14 @@ std::vector<int64_t> read_segment_ids(const char* op, const Tensor& ids, int64_t
     if (r[k] < 0 || r[k] >= num_segments)
       throw IndexError(std::string(op) + ": segment id " + std::to_string(r[k]) + " (row " + std::to_string(k) +
                        ") is out of range for num_segments " + std::to_string(num_segments));
+}
+
+// The ids (a CPU tensor) as int64, validated; resolves num_segments = -1 to max(id) + 1.
+std::vector<int64_t> read_segment_ids(const char* op, const Tensor& ids, int64_t& num_segments) {
+  Tensor c = cast(ids, DType::Int64).contiguous();
+  const int64_t* p = c.data<int64_t>();
+  std::vector<int64_t> r(p, p + c.numel());
+  check_segment_ids(op, r, num_segments);
   return r;
 }
 
@@ -88,6 +96,52 @@ void extreme_kernel(const char* op, const Tensor& data, const Tensor& ids, int64
   });
 }
 
+#if defined(SAMPAN_CUDA_KERNELS)
+// ---- CUDA twins: the ids come back to the host to be checked (and to order the rows) ----
+struct CudaPrepared {
+  std::vector<int64_t> ids;
+  int64_t n, f, num_segments;
+  Shape out_shape;
+};
+CudaPrepared prepare_cuda(const char* op, const Tensor& data, const Tensor& ids, int64_t num_segments) {
+  CudaPrepared p;
+  p.num_segments = num_segments;
+  p.ids = read_segment_ids(op, cuda_support::index_to_host(op, "segment_ids", ids), p.num_segments);
+  cuda_support::require_contiguous(op, "data", data);
+  p.n = data.shape()[0];
+  p.f = p.n ? data.numel() / p.n : shape_numel(Shape(data.shape().begin() + 1, data.shape().end()));
+  p.out_shape = data.shape();
+  p.out_shape[0] = p.num_segments;
+  return p;
+}
+
+void sum_kernel_cuda(const char* op, const Tensor& data, const Tensor& ids, int64_t num_segments, bool mean, Tensor& out) {
+  CudaPrepared p = prepare_cuda(op, data, ids, num_segments);
+  // segment_mean of integers gives float32 on the CPU (a cast there); the CUDA twin takes floats only.
+  cuda_support::visit_cuda_dtype(data.dtype(), op, mean, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (!out.defined()) out = Tensor::empty(p.out_shape, data.dtype(), data.device());
+    cuda_support::run_device([&] {
+      kernels::segment_sum_rows_cuda<T>(data.data<T>(), p.ids.data(), p.n, p.f, p.num_segments, mean, out.data<T>());
+    });
+  });
+}
+
+void extreme_kernel_cuda(const char* op, const Tensor& data, const Tensor& ids, int64_t num_segments, bool want_max,
+                         Tensor& out, Tensor& arg) {
+  CudaPrepared p = prepare_cuda(op, data, ids, num_segments);
+  cuda_support::visit_cuda_dtype(data.dtype(), op, false, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (!out.defined()) out = Tensor::empty(p.out_shape, data.dtype(), data.device());
+    if (!arg.defined()) arg = Tensor::empty(p.out_shape, DType::Int64, data.device());
+    cuda_support::run_device([&] {
+      kernels::segment_extreme_rows_cuda<T>(data.data<T>(), p.ids.data(), p.n, p.f, p.num_segments, want_max,
+                                            out.data<T>(), arg.data<int64_t>());
+    });
+  });
+}
+#endif
+
 // Count per segment as data's dtype, shaped [num_segments, 1, ...] to broadcast against rows.
 Tensor count_column(const Tensor& counts, const Tensor& like) {
   Shape s(like.dim(), 1);
@@ -117,6 +171,11 @@ SAMPAN_OP(core, segment_sum)
     .cpu([](const Tensor& data, const Tensor& ids, int64_t num_segments, Tensor& out) {
       sum_kernel("core::segment_sum", data, ids, num_segments, false, out);
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& data, const Tensor& ids, int64_t num_segments, Tensor& out) {
+      sum_kernel_cuda("core::segment_sum", data, ids, num_segments, false, out);
+    })
+#endif
     .vjp([](const VjpContext& c) -> Grads { return {index_select(c.grad_output(0), 0, c.input(1)), Tensor()}; });
 
 SAMPAN_OP(core, segment_mean)
@@ -130,6 +189,11 @@ SAMPAN_OP(core, segment_mean)
     .cpu([](const Tensor& data, const Tensor& ids, int64_t num_segments, Tensor& out) {
       sum_kernel("core::segment_mean", data, ids, num_segments, true, out);
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& data, const Tensor& ids, int64_t num_segments, Tensor& out) {
+      sum_kernel_cuda("core::segment_mean", data, ids, num_segments, true, out);
+    })
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       Tensor ids = c.input(1), g = c.grad_output(0);
       // Each row's gradient is its segment's divided by that segment's size, which is >= 1 for
@@ -151,6 +215,11 @@ SAMPAN_OP(core, segment_max)
     .cpu([](const Tensor& data, const Tensor& ids, int64_t num_segments, Tensor& out, Tensor& arg) {
       extreme_kernel("core::segment_max", data, ids, num_segments, true, out, arg);
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& data, const Tensor& ids, int64_t num_segments, Tensor& out, Tensor& arg) {
+      extreme_kernel_cuda("core::segment_max", data, ids, num_segments, true, out, arg);
+    })
+#endif
     .vjp(extreme_vjp);
 
 SAMPAN_OP(core, segment_min)
@@ -164,6 +233,11 @@ SAMPAN_OP(core, segment_min)
     .cpu([](const Tensor& data, const Tensor& ids, int64_t num_segments, Tensor& out, Tensor& arg) {
       extreme_kernel("core::segment_min", data, ids, num_segments, false, out, arg);
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& data, const Tensor& ids, int64_t num_segments, Tensor& out, Tensor& arg) {
+      extreme_kernel_cuda("core::segment_min", data, ids, num_segments, false, out, arg);
+    })
+#endif
     .vjp(extreme_vjp);
 
 SAMPAN_OP(core, segment_count)

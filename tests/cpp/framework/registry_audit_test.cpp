@@ -2,6 +2,7 @@
 // added without an entry fails this test by name, so the table (like the op set) stays complete.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -205,4 +206,33 @@ TEST(RegistryAudit, EveryOpHasSamplesAndPassesCheckOp) {
     }
   }
   EXPECT_GT(checked, 20);
+}
+
+// The graph ops of message passing (helix's GNN layers: gather rows with index_select, reduce
+// messages with the segment ops) have CUDA twins (framework/src/kernels/*.cu) over the same
+// per-element functions as their CPU kernels. In a build with nvcc the registry must list a CUDA
+// kernel for each and check_op must report the CPU-vs-CUDA comparison as skipped for want of a
+// GPU (not pretend it ran); without nvcc there is no CUDA kernel and check_op says so.
+TEST(RegistryAudit, GraphOpsHaveCudaTwinsExactlyWhereBuiltWithNvcc) {
+  const char* skipped = "CPU vs CUDA: no GPU in this process, skipped";
+  const char* absent = "CPU vs CUDA: op has no CUDA kernel";
+  for (const char* name : {"core::index_select", "core::segment_sum", "core::segment_mean", "core::segment_max",
+                           "core::segment_min"}) {
+    const OpSchema& op = find_op(name);
+    auto it = samples().find(name);
+    ASSERT_NE(it, samples().end()) << name;
+    CheckOpOptions quick;
+    quick.gradients = false;
+    quick.dtype_sweep = false;
+    auto r = check_op(op, it->second().front(), quick);
+    EXPECT_TRUE(r.ok) << name << ": " << r.summary();
+    auto noted = [&](const char* note) { return std::find(r.notes.begin(), r.notes.end(), note) != r.notes.end(); };
+#if defined(SAMPAN_CUDA_KERNELS)
+    EXPECT_EQ(op.kernels.count(DeviceType::CUDA), 1u) << name << ": built with nvcc but no CUDA kernel registered";
+    EXPECT_TRUE(noted(skipped)) << name << ": " << r.summary();
+#else
+    EXPECT_EQ(op.kernels.count(DeviceType::CUDA), 0u) << name << ": a CUDA kernel in a build without nvcc";
+    EXPECT_TRUE(noted(absent)) << name << ": " << r.summary();
+#endif
+  }
 }
