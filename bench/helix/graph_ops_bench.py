@@ -1,4 +1,4 @@
-"""CPU time of the graph ops of message passing (index_select gather, segment_sum/mean/max
+"""CPU time of the graph ops of message passing (index_select gather, index_add, segment_sum/mean/max
 reductions) at a GIN batch's size (32 molecules ~ 900 nodes, ~1,900 directed edges, 300 features)
 and at a 50x larger one, median of repeats, with a fingerprint (sha256) of each result's bits: run
 it with two builds (PYTHONPATH=<checkout>/python) to compare speed and check the same bits.
@@ -23,7 +23,8 @@ for nodes, edges, feat in [(900, 1900, 300), (45000, 95000, 64)]:
              "segment_sum sorted": lambda: sp.segment_sum(msgs, dst, nodes),
              "segment_sum unsorted": lambda: sp.segment_sum(msgs, dst_u, nodes),
              "segment_mean": lambda: sp.segment_mean(msgs, dst_u, nodes),
-             "segment_max": lambda: sp.segment_max(msgs, dst_u, nodes)}
+             "segment_max": lambda: sp.segment_max(msgs, dst_u, nodes),
+             "index_add": lambda: sp.index_add(h, 0, dst_u, msgs)}
     for name, f in cases.items():
         out = f()
         out = out[0] if isinstance(out, tuple) else out

@@ -8,26 +8,12 @@
 
 #include "cuda_launch.cuh"
 #include "graph_kernels_cuda.h"
+#include "rows_by_segment.h"
 #include "segment_fold.h"
 
 namespace sampan::kernels {
 
 namespace {
-
-// CSR of the rows by segment: rows of segment s are order[offsets[s]..offsets[s+1]), increasing.
-struct SegmentRows {
-  std::vector<int64_t> offsets, order;
-};
-SegmentRows segment_rows(const int64_t* ids, int64_t n, int64_t num_segments) {
-  SegmentRows g;
-  g.offsets.assign(static_cast<size_t>(num_segments) + 1, 0);
-  for (int64_t r = 0; r < n; ++r) ++g.offsets[ids[r] + 1];
-  for (int64_t s = 0; s < num_segments; ++s) g.offsets[s + 1] += g.offsets[s];
-  std::vector<int64_t> next(g.offsets.begin(), g.offsets.end() - 1);
-  g.order.resize(static_cast<size_t>(n));
-  for (int64_t r = 0; r < n; ++r) g.order[next[ids[r]]++] = r;
-  return g;
-}
 
 template <class T>
 __global__ void segment_sum_kernel(const T* data, const int64_t* offsets, const int64_t* order, int64_t num_segments,
@@ -61,7 +47,7 @@ void segment_sum_rows_cuda(const T* data, const int64_t* host_ids, int64_t n, in
                            bool mean, T* out) {
   const char* what = "core::segment_sum (CUDA)";
   if (num_segments * f == 0) return;
-  const SegmentRows g = segment_rows(host_ids, n, num_segments);
+  const RowsByBucket g = rows_by_bucket(host_ids, n, num_segments);
   cuda::DeviceArray<int64_t> offsets(g.offsets.data(), g.offsets.size(), what), order(g.order.data(), g.order.size(), what);
   segment_sum_kernel<<<cuda::blocks_for(num_segments * f), cuda::kThreads>>>(data, offsets.data, order.data,
                                                                             num_segments, f, mean, out);
@@ -74,7 +60,7 @@ void segment_extreme_rows_cuda(const T* data, const int64_t* host_ids, int64_t n
                                bool want_max, T* out, int64_t* arg) {
   const char* what = "core::segment_max/min (CUDA)";
   if (num_segments * f == 0) return;
-  const SegmentRows g = segment_rows(host_ids, n, num_segments);
+  const RowsByBucket g = rows_by_bucket(host_ids, n, num_segments);
   cuda::DeviceArray<int64_t> offsets(g.offsets.data(), g.offsets.size(), what), order(g.order.data(), g.order.size(), what);
   segment_extreme_kernel<<<cuda::blocks_for(num_segments * f), cuda::kThreads>>>(data, offsets.data, order.data,
                                                                                 num_segments, f, want_max, out, arg);

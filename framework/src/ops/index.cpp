@@ -14,6 +14,7 @@
 #include "elementwise_support.h"
 #include "../kernels/axis_loop.h"
 #include "../kernels/index_kernels.h"
+#include "../kernels/segment_fold.h"
 #include "cuda_support.h"
 
 namespace sampan {
@@ -221,8 +222,32 @@ SAMPAN_OP(core, index_add)
     .cpu([](const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, Tensor& out) {
       index_update("index_add", x, axis, index, src, out,
                    [](DType t, const char* n, auto&& f) { visit_numeric(t, n, f); },
-                   [](auto& dst, auto v) { dst += v; });
+                   [](auto& dst, auto v) { kernels::fold_segment_sum(dst, v); });  // the CUDA twin's fold too
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    // The CUDA twin (../kernels/index_kernels.cu): the index comes back to the host to be checked;
+    // src must already have its full shape there (no broadcasting on the GPU yet).
+    .cuda([](const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, Tensor& out) {
+      const char* op = "index_add";
+      const int64_t d = normalize_axis(axis, x.dim());
+      const AxisSplit s = split_at(x.shape(), d);
+      auto idx = read_indices(op, cuda_support::index_to_host(op, "index", index), s.n, axis);
+      cuda_support::require_contiguous(op, "x", x);
+      cuda_support::require_contiguous(op, "src", src);
+      const Shape want = take_shape(x.shape(), d, index.shape());
+      if (src.shape() != want || src.dtype() != x.dtype())
+        throw NotImplementedError(std::string(op) + ": on CUDA, src must have shape " + shape_str(want) + " and dtype " +
+                                  dtype_name(x.dtype()) + " exactly (no broadcasting or casting on the GPU yet), got " +
+                                  shape_str(src.shape()) + " " + dtype_name(src.dtype()));
+      cuda_support::visit_cuda_dtype(x.dtype(), op, false, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        cuda_support::run_device([&] {
+          kernels::index_add_rows_cuda<T>(x.data<T>(), s.outer, s.n, s.inner, idx.data(), static_cast<int64_t>(idx.size()),
+                                          src.data<T>(), out.data<T>());
+        });
+      });
+    })
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       Tensor g = c.grad_output(0);
       return {c.needs_grad(0) ? g : Tensor(), Tensor(),
