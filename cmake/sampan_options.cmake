@@ -9,7 +9,7 @@
 #   SAMPAN_WITH_MPI      AUTO/ON/OFF  MPI communicator and distributed drivers
 #   SAMPAN_WITH_RDKIT    AUTO/ON/OFF  helix's molecule featurization (needs RDKit's C++ libraries)
 #   SAMPAN_WITH_LAMMPS   AUTO/ON/OFF  the LAMMPS pair style and sampan-lmp (needs LAMMPS and MPI)
-#   SAMPAN_BLAS          AUTO/scipy-openblas/system  the BLAS behind matmul (see "BLAS" below)
+#   SAMPAN_BLAS          system/scipy-openblas/AUTO  the BLAS behind matmul (see "BLAS" below)
 #   AUTO (the default) builds what is found and says loudly what is not; ON makes a missing
 #   dependency a configure error; OFF leaves the module out.
 #
@@ -222,17 +222,18 @@ find_package(Python3 REQUIRED COMPONENTS Interpreter Development.Module)
 # Found after Python3, pybind11 uses that interpreter (its FindPython mode).
 find_package(pybind11 CONFIG REQUIRED)             # pybind11_add_module, pybind11::module
 
-# BLAS, after Python because the preferred one lives in the project's Python environment.
-# SAMPAN_BLAS = AUTO (default): PyPI's scipy-openblas32 wheel when the Python above has it
-#   (scripts/setup.sh installs it into .venv from requirements.txt), else the system's, with a
-#   warning in the summary; scipy-openblas: the wheel or a configure error; system: the system's.
-# Why the wheel: it is the OpenBLAS generation NumPy and SciPy ship (0.3.3x), whose kernels for
-# newer CPUs (Sapphire Rapids here) Debian 12's 0.3.21 lacks: float32 GEMM ran at 0.54-0.61 of
-# PyPI NumPy's on Debian's. Its names are prefixed (scipy_cblas_sgemm), so it never clashes with
-# NumPy's copy or Debian's in one process; framework/src/kernels/blas_api.h maps the names.
-# Everything reaches it through the INTERFACE target sampan::blas (include folder, library with
-# its folder on the RPATH, the SAMPAN_BLAS_SCIPY_OPENBLAS define).
-set(SAMPAN_BLAS AUTO CACHE STRING "BLAS behind matmul: AUTO, scipy-openblas or system")
+# BLAS, after Python because the optional one lives in the project's Python environment.
+# SAMPAN_BLAS = system (default): the system's (Debian's OpenBLAS); scipy-openblas: PyPI's
+#   scipy-openblas32 wheel from the Python above, or a configure error; AUTO: the wheel when that
+#   Python has it, else the system's with a warning in the summary.
+# Why system by default: measured in one run (bench/matmul_vs_numpy.py --system-openblas), Debian
+# 12's OpenBLAS 0.3.21 is 0.96-1.02 of the 0.3.3x that PyPI's NumPy ships on this Sapphire Rapids
+# CPU (both pick the SkylakeX kernels), so the wheel buys no speed for a C++ library tied to one
+# virtual environment. The wheel's names are prefixed (scipy_cblas_sgemm), so it never clashes
+# with NumPy's copy or Debian's in one process; framework/src/kernels/blas_api.h maps the names.
+# Everything reaches the BLAS through the INTERFACE target sampan::blas (include folder, library
+# with its folder on the RPATH, the SAMPAN_BLAS_SCIPY_OPENBLAS define).
+set(SAMPAN_BLAS system CACHE STRING "BLAS behind matmul: system, scipy-openblas or AUTO")
 set_property(CACHE SAMPAN_BLAS PROPERTY STRINGS AUTO scipy-openblas system)
 if(NOT SAMPAN_BLAS MATCHES "^(AUTO|scipy-openblas|system)$")
   message(FATAL_ERROR "SAMPAN_BLAS is '${SAMPAN_BLAS}'; expected AUTO, scipy-openblas or system.")
@@ -269,7 +270,7 @@ if(NOT SAMPAN_BLAS STREQUAL "system")
   endif()
   if(SAMPAN_BLAS STREQUAL "scipy-openblas" AND NOT SAMPAN_BLAS_KIND STREQUAL "scipy-openblas")
     message(FATAL_ERROR "SAMPAN_BLAS=scipy-openblas, but ${_sampan_blas_why} ${_sampan_wheel_err}"
-      "Install it with: ${Python3_EXECUTABLE} -m pip install scipy-openblas32 (make setup does), "
+      "Install it with: ${Python3_EXECUTABLE} -m pip install scipy-openblas32, "
       "or configure with -DSAMPAN_BLAS=system.")
   endif()
 endif()
@@ -364,10 +365,7 @@ function(sampan_print_summary)
     list(JOIN BLAS_LIBRARIES " " blas_libraries)
     message(STATUS "  BLAS       : system ${_sampan_blas_vendor}: ${blas_libraries} (cblas.h: ${SAMPAN_HAVE_CBLAS})")
     if(SAMPAN_BLAS STREQUAL "AUTO")
-      message(WARNING "sampan: matmul uses the system BLAS because ${_sampan_blas_why}; on Debian "
-        "12 its OpenBLAS 0.3.21 runs float32 GEMM at ~0.6 of NumPy's speed on recent CPUs. "
-        "make setup installs PyPI's scipy-openblas32 into .venv (then reconfigure), or pass "
-        "-DSAMPAN_BLAS=system to choose this on purpose.")
+      message(STATUS "               (SAMPAN_BLAS=AUTO: ${_sampan_blas_why})")
     endif()
   endif()
   message(STATUS "  Eigen      : ${Eigen3_VERSION}")
