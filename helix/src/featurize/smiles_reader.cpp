@@ -66,6 +66,7 @@ class Reader {
     int open_rings = 0;
     int previous = -1;  // the atom the next one bonds to (-1 at the start and after '.')
     char pending = 0;   // bond symbol written before the next atom or ring digit
+    bool branch_opened = false;  // '(' seen and no atom since: only a bond symbol or an atom may follow
     const std::string& s = smiles;
     const size_t length = s.size();
     size_t p = 0;
@@ -81,12 +82,15 @@ class Reader {
         }
         pending = 0;
         previous = atom;
+        branch_opened = false;
       } else if (c == '(') {
-        if (previous < 0 || pending) return false;
+        // RDKit rejects "((" and an empty branch "()" (both found by fast_path_test's fuzz).
+        if (previous < 0 || pending || branch_opened) return false;
+        branch_opened = true;
         branches_.push_back(previous);
         ++p;
       } else if (c == ')') {
-        if (branches_.empty() || pending) return false;
+        if (branches_.empty() || pending || branch_opened) return false;
         previous = branches_.back();
         branches_.pop_back();
         ++p;
@@ -108,7 +112,7 @@ class Reader {
           number = c - '0';
           ++p;
         }
-        if (previous < 0) return false;
+        if (previous < 0 || branch_opened) return false;
         OpenRing& ring = rings_[number];
         if (ring.atom < 0) {
           ring.atom = previous;
@@ -132,7 +136,8 @@ class Reader {
         return false;  // stereo bonds, ':', '$', '~', '*', spaces, anything unexpected
       }
     }
-    if (pending || open_rings || !branches_.empty() || a.z.empty()) return false;
+    // previous < 0 at the end: the SMILES ends in '.', which RDKit rejects.
+    if (pending || open_rings || !branches_.empty() || a.z.empty() || previous < 0) return false;
     // Ring-closure bonds come after the chain bonds, by ring number, and for one number in the
     // order they closed (RDKit keeps them per number until the end of the parse); none may repeat
     // a bond (RDKit rejects that).
