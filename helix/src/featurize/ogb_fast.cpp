@@ -26,10 +26,12 @@
 //    conjugated when aromatic, or when it joins a multiple or aromatic bond through an atom with
 //    2-3 substituents to a neighbour with at most 3, both able to conjugate; hybridization from
 //    bonds plus lone pairs);
-//  - removeHs, clearComputedProps and cleanupChirality are skipped: the path takes no molecule
-//    with H atoms or chiral tags, where they change nothing.
-// Anything else goes to the full path (parse_smiles, RDKit throughout): H atoms, chiral tags,
-// bond directions or stereo, query or dative bonds, aromaticity perceived other than written
+//  - removeHs and clearComputedProps are skipped: the path takes no molecule with H atoms;
+//  - stereo marks ('@' '@@' tags, '/' '\' bond directions; RDKit's parse reads them): RDKit's
+//    cleanupChirality and legacy stereo perception on its parse once the properties they read are
+//    set from the arrays (apply_rdkit_stereo), instead of RDKit's whole sanitization first.
+// Anything else goes to the full path (parse_smiles, RDKit throughout): H atoms, chiral tags other
+// than '@' '@@', bond stereo, query or dative bonds, aromaticity perceived other than written
 // (e.g. Kekulé-written benzene), dummy aromatic atoms, any RDKit error (so that the message is
 // RDKit's). tests/cpp/helix/fast_path_test.cpp compares both paths molecule by molecule, and
 // bench/helix/compare_ogb.py the result with OGB's smiles2graph on every MoleculeNet molecule.
@@ -129,6 +131,7 @@ struct Scratch {
   std::vector<char> in_ring, candidate, conjugated, double_bond, perceived_atoms, perceived_bonds, ring_candidate,
       needed_system;
   std::vector<RDKit::Bond::BondType> type;
+  std::vector<RDKit::Atom::HybridizationType> hybridization_type;  // RDKit's, for the stereo step
   std::vector<FoundRing> rings;
 };
 
@@ -349,10 +352,12 @@ Outcome featurize_arrays(Scratch& scratch, RDKit::RWMol* mol, MoleculeGraph& out
   }
   std::vector<int>& hybrid = scratch.hybrid;
   hybrid.resize(n);
+  scratch.hybridization_type.resize(n);
   for (int i = 0; i < n; ++i) {
     bool has_conjugated_bond = false;
     for (int p = start[i]; p < start[i + 1]; ++p) has_conjugated_bond |= conjugated[incident[p]] != 0;
-    hybrid[i] = static_cast<int>(vocab::ogb_hybridization_id(hybridization(a, i, total_degree[i], has_conjugated_bond)));
+    scratch.hybridization_type[i] = hybridization(a, i, total_degree[i], has_conjugated_bond);
+    hybrid[i] = static_cast<int>(vocab::ogb_hybridization_id(scratch.hybridization_type[i]));
   }
   if (newly_aromatic) {
     // RDKit's own last steps on the aromatic molecule: hydrogen counts of its final form.
@@ -375,7 +380,7 @@ Outcome featurize_arrays(Scratch& scratch, RDKit::RWMol* mol, MoleculeGraph& out
   for (int i = 0; i < n; ++i) {
     int64_t* f = out.atom_features.data() + static_cast<size_t>(i) * 9;
     f[0] = vocab::range_index(a.z[i], 1, 118);
-    f[1] = 0;  // no chiral tag on this path
+    f[1] = 0;  // chiral tags: set by apply_rdkit_stereo where the SMILES has stereo marks
     f[2] = vocab::range_index(total_degree[i], 0, 10);
     f[3] = vocab::range_index(a.charge[i], -5, 5);
     f[4] = vocab::range_index(a.total_hs(i), 0, 8);
@@ -391,12 +396,39 @@ Outcome featurize_arrays(Scratch& scratch, RDKit::RWMol* mol, MoleculeGraph& out
     out.edge_target[2 * k + 1] = a.bond_begin[k];
     int64_t* f = out.bond_features.data() + static_cast<size_t>(2 * k) * 3;
     f[0] = vocab::ogb_bond_type_id(type[k]);
-    f[1] = 0;  // STEREONONE: no stereo marks on this path
+    f[1] = 0;  // STEREONONE; set by apply_rdkit_stereo where the SMILES has stereo marks
     f[2] = conjugated[k];
     std::copy(f, f + 3, f + 3);
   }
   clock.lap(FastPathTimes::features);
   return Outcome::done;
+}
+
+/// The stereo features of a molecule with stereo marks (chiral tags '@' '@@', bond directions
+/// '/' '\'), after featurize_arrays took it: RDKit's own last sanitization step that touches them
+/// (cleanupChirality: tags off atoms that are not sp3) and its legacy stereo perception
+/// (assignStereochemistry with cleanIt, force and flagPossible, as SmilesToMol; CIP ranks decide
+/// which chiral tags and double-bond stereo marks survive), run on RDKit's parse after the
+/// properties they read are set from the arrays: hybridization, conjugation, aromaticity (already
+/// the final one on `mol`, see featurize_arrays), hydrogen counts (RDKit's property cache), and
+/// the ring set (RDKit's symmetrizeSSSR, as sanitization makes it: the stereo perception asks for
+/// ring sizes, e.g. no double-bond stereo in rings under 8 atoms, 3-rings for N centres). This
+/// skips RDKit's Kekulize, aromaticity, conjugation and hybridization passes and removeHs.
+void apply_rdkit_stereo(const Scratch& scratch, RDKit::RWMol& mol, MoleculeGraph& out) {
+  const int n = scratch.mol.n, m = scratch.mol.m;
+  for (int i = 0; i < n; ++i) mol.getAtomWithIdx(i)->setHybridization(scratch.hybridization_type[i]);
+  for (int k = 0; k < m; ++k) mol.getBondWithIdx(k)->setIsConjugated(scratch.conjugated[k] != 0);
+  if (!mol.getRingInfo()->isInitialized()) RDKit::MolOps::symmetrizeSSSR(mol);
+  RDKit::MolOps::cleanupChirality(mol);
+  RDKit::MolOps::assignStereochemistry(mol, /*cleanIt=*/true, /*force=*/true, /*flagPossibleStereoCenters=*/true);
+  for (int i = 0; i < n; ++i) {
+    out.atom_features[static_cast<size_t>(i) * 9 + 1] = vocab::ogb_chirality(*mol.getAtomWithIdx(i));
+  }
+  for (int k = 0; k < m; ++k) {
+    const int64_t stereo = vocab::ogb_bond_stereo(*mol.getBondWithIdx(k));
+    out.bond_features[static_cast<size_t>(2 * k) * 3 + 1] = stereo;
+    out.bond_features[static_cast<size_t>(2 * k + 1) * 3 + 1] = stereo;
+  }
 }
 
 /// Whether RDKit's cleanUp could change the molecule (then it is left to RDKit's parse): it
@@ -479,8 +511,18 @@ bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes
     };
     if (mol->hasProp(RDKit::common_properties::_NeedsQueryScan)) return decline();
     const int n = static_cast<int>(mol->getNumAtoms()), m = static_cast<int>(mol->getNumBonds());
+    // Stereo marks as SMILES writes them ('@' '@@' tetrahedral tags, '/' '\' bond directions)
+    // are taken: apply_rdkit_stereo settles them at the end. Other tags ('@TH', '@SP', ...) and
+    // H atoms (removeHs would change the neighbours the tags refer to) go to the full path.
+    bool stereo_marks = false;
     for (const RDKit::Atom* a : mol->atoms()) {
-      if (a->getAtomicNum() == 1 || a->getChiralTag() != RDKit::Atom::CHI_UNSPECIFIED) return decline();
+      if (a->getAtomicNum() == 1) return decline();
+      switch (a->getChiralTag()) {
+        case RDKit::Atom::CHI_UNSPECIFIED: break;
+        case RDKit::Atom::CHI_TETRAHEDRAL_CW:
+        case RDKit::Atom::CHI_TETRAHEDRAL_CCW: stereo_marks = true; break;
+        default: return decline();
+      }
     }
     for (const RDKit::Bond* b : mol->bonds()) {
       switch (b->getBondType()) {
@@ -490,7 +532,13 @@ bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes
         case RDKit::Bond::AROMATIC: break;
         default: return decline();
       }
-      if (b->getBondDir() != RDKit::Bond::NONE || b->getStereo() != RDKit::Bond::STEREONONE) return decline();
+      switch (b->getBondDir()) {
+        case RDKit::Bond::NONE: break;
+        case RDKit::Bond::ENDUPRIGHT:
+        case RDKit::Bond::ENDDOWNRIGHT: stereo_marks = true; break;
+        default: return decline();
+      }
+      if (b->getStereo() != RDKit::Bond::STEREONONE) return decline();
     }
     clock.lap(FastPathTimes::scan);
     RDKit::MolOps::cleanUp(*mol);
@@ -543,6 +591,10 @@ bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes
     clock.lap(FastPathTimes::arrays);
 
     if (featurize_arrays(scratch, mol.get(), out, clock) != Outcome::done) return false;
+    if (stereo_marks) {
+      apply_rdkit_stereo(scratch, *mol, out);
+      clock.lap(FastPathTimes::stereo);
+    }
     mol.reset();
     clock.lap(FastPathTimes::free);
     if (times) ++times->molecules;

@@ -157,11 +157,52 @@ TEST(HelixFastPath, SameFeaturesAsTheFullPathOnChosenChemistry) {
       // Cages (SSSR not unique) beside or fused to aromatic rings; saturated heterocycles.
       "c1ccccc1C12CC3CC(CC(C3)C1)C2", "c1ccc2c(c1)C1CCC2CC1", "n1ccccc1C12CC3CC(CC(C3)C1)C2", "C1CC2CCC1CC2c1ccco1",
       "O1CCOCC1", "C1CNCCN1", "B1OBOBO1", "c1ccc2c(c1)C1c3ccccc3C2c2ccccc21",
+      // Stereo marks (RDKit's legacy perception decides what survives): true stereocentres and
+      // tags on atoms with two equal substituents (removed), sp2 atoms (cleanupChirality), ring
+      // stereo (cis/trans 1,4-cyclohexane), N centres (kept only in 3-rings or at bridgeheads),
+      // double bonds with distinct ends (E/Z), with equal substituents at one end, in small rings
+      // (no stereo under 8 atoms) and large ones, conjugated dienes, aromatics beside stereo.
+      "C[C@H](N)C(=O)O", "C[C@@H](N)C(=O)O", "CC[C@H](C)CC", "C[C@](Cl)(F)Br", "F[C@H](Cl)Br", "C[C@H]1CCCCO1",
+      "C[C@H]1CC[C@@H](C)CC1", "C[C@H]1CC[C@H](C)CC1", "C[N@](CC)C1CC1", "C[N@]1CC1", "[C@@H]12CCC(CC1)CC2",
+      "C/C=C/C", "C/C=C\\C", "F/C=C/F", "C/C(C)=C/C", "C/C=C/C=C/C", "Cl/C=C/c1ccccc1", "C1CC/C=C/CCC1",
+      "C1CCCCC/C=C/CCC1", "C1=C/CCCCC/1", "O=C(O)/C=C\\C(=O)O", "C/C=N/O", "C/N=N/C", "CC(=O)O[C@@H]1C=C[C@H](O)C1",
+      "c1ccc(cc1)[C@@H](O)[C@H](C)N", "C[C@H]1O[C@@H](O)[C@H](O)[C@@H](O)[C@@H]1O", "[NH3+][C@@H](Cc1c[nH]c2ccccc12)C(=O)[O-]",
+      "C[S@](=O)c1ccccc1", "C[P@](=O)(O)c1ccccc1", "C[C@@H]1CC=C/C=C/1", "C=[C@H]C", "C/C=C/[C@H](C)Cl",
   };
   int taken = 0;
   for (const std::string& s : smiles) taken += expect_same_graph(s);
   // Most of these are within the fast path; it must not quietly decline everything.
   EXPECT_GT(taken, static_cast<int>(smiles.size()) / 2);
+}
+
+TEST(HelixFastPath, StereoMarkedMoleculesTakeTheFastPathWithTheirStereoFeatures) {
+  // Expected values from the SMILES rules and CIP (not from either path): '@' on L-alanine's
+  // alpha carbon is CHI_TETRAHEDRAL_CCW (OGB chirality id 2) in the written neighbour order; the
+  // tag on 3-methylpentane's C3 (two equal ethyls) is no stereocentre and is removed (id 0);
+  // F/C=C/F is trans (STEREOE, OGB bond stereo id 2), F/C=C\F cis (STEREOZ, id 1); a double bond
+  // in a 6-ring keeps no stereo (RDKit: rings under 8 atoms), and its directions are dropped.
+  struct Case {
+    std::string smiles;
+    int atom, chirality, bond, stereo;
+  };
+  const std::vector<Case> cases = {
+      {"C[C@H](N)C(=O)O", 1, 2, -1, 0}, {"C[C@@H](N)C(=O)O", 1, 1, -1, 0}, {"CC[C@H](C)CC", 2, 0, -1, 0},
+      {"F/C=C/F", -1, 0, 1, 2},         {"F/C=C\\F", -1, 0, 1, 1},         {"C1CC/C=C/C1", -1, 0, 3, 0},
+  };
+  FastPathTimes times;
+  for (const Case& c : cases) {
+    MoleculeGraph g;
+    ASSERT_TRUE(ogb_graph_fast(c.smiles, g, &times)) << c.smiles;
+    if (c.atom >= 0) EXPECT_EQ(g.atom_features[c.atom * 9 + 1], c.chirality) << c.smiles;
+    for (int64_t i = 0; i < g.num_atoms; ++i) {
+      if (i != c.atom) EXPECT_EQ(g.atom_features[i * 9 + 1], 0) << c.smiles << " atom " << i;
+    }
+    for (size_t e = 0; e < g.edge_source.size(); ++e) {
+      EXPECT_EQ(g.bond_features[e * 3 + 1], static_cast<int>(e / 2) == c.bond ? c.stereo : 0) << c.smiles << " edge " << e;
+    }
+    expect_same_graph(c.smiles);
+  }
+  EXPECT_EQ(times.molecules, static_cast<int64_t>(cases.size()));
 }
 
 TEST(HelixFastPath, SaturatedCagesNeedNoRingPerception) {
@@ -200,7 +241,9 @@ TEST(HelixFastPath, SameFeaturesAsTheFullPathOnNciMolecules) {
 
 TEST(HelixFastPath, MutatedSmilesAreTakenOnlyWhereBothPathsAgree) {
   // A seeded fuzz of sampan's own SMILES reader: RDKit's aromatic canonical SMILES of NCI molecules
-  // (the form the fast path takes most) with 1-3 random edits each (delete, insert, swap, cut).
+  // (the form the fast path takes most) with 1-3 random edits each (delete, insert, swap, cut),
+  // stereo marks among the inserted pieces (the fast path takes '@', '@@', '/', '\' and settles
+  // them with RDKit's stereo perception on its parse).
   // Whatever the fast path takes must be a molecule RDKit accepts, with identical features; the
   // rest must be declined without a crash. A reader that mis-parses a ring closure, a bracket
   // atom or a branch it should have refused fails here.
@@ -220,7 +263,10 @@ TEST(HelixFastPath, MutatedSmilesAreTakenOnlyWhereBothPathsAgree) {
   ASSERT_GT(canonical.size(), 1000u);
   const std::vector<std::string> pieces = {"(", ")", "[", "]", "=", "#", "1", "2", "3", "%10", "c", "n",
                                            "o", "s", "C", "N", "O", "[nH]", "[N+]", "[O-]", "Cl", "Br",
-                                           ".", "-", ":", "[13CH3]", "[Fe+2]", "B", "P", "F"};
+                                           ".", "-", ":", "[13CH3]", "[Fe+2]", "B", "P", "F",
+                                           // stereo marks: tags, directions, and as whole pieces
+                                           "@", "@@", "/", "\\", "[C@H]", "[C@@H]", "[C@]", "[N@]",
+                                           "/C=C/", "/C=C\\", "[C@@](C)", "[S@@]"};
   std::mt19937 rng(7);
   auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
   int taken = 0, tried = 0;
