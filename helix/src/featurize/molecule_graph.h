@@ -46,7 +46,7 @@ struct FastPathTimes {
       "updatePropertyCache, strict (RDKit)", "molecule to arrays", "rings (bridges; unique SSSR for aromatics)",
       "rings (RDKit symmetrizeSSSR, SSSR not unique)", "Kekule form (arrays)", "assignRadicals (RDKit)",
       "aromaticity (arrays)", "conjugation + hybridization (arrays)", "features",
-      "stereo (RDKit: symmetrizeSSSR, cleanupChirality, assignStereochemistry)", "free the molecule"};
+      "stereo (ring set; RDKit cleanupChirality, assignStereochemistry)", "free the molecule"};
   double seconds[num_steps] = {};
   int64_t molecules = 0;       // molecules that went all the way through the fast path
   int64_t read_molecules = 0;  // of which through sampan's reader (no RDKit molecule)

@@ -411,14 +411,41 @@ Outcome featurize_arrays(Scratch& scratch, RDKit::RWMol* mol, MoleculeGraph& out
 /// which chiral tags and double-bond stereo marks survive), run on RDKit's parse after the
 /// properties they read are set from the arrays: hybridization, conjugation, aromaticity (already
 /// the final one on `mol`, see featurize_arrays), hydrogen counts (RDKit's property cache), and
-/// the ring set (RDKit's symmetrizeSSSR, as sanitization makes it: the stereo perception asks for
-/// ring sizes, e.g. no double-bond stereo in rings under 8 atoms, 3-rings for N centres). This
-/// skips RDKit's Kekulize, aromaticity, conjugation and hybridization passes and removeHs.
-void apply_rdkit_stereo(const Scratch& scratch, RDKit::RWMol& mol, MoleculeGraph& out) {
-  const int n = scratch.mol.n, m = scratch.mol.m;
+/// the ring set (the stereo perception asks for ring sizes, e.g. no double-bond stereo in rings
+/// under 8 atoms, 3-rings for N centres): the SSSR of all ring systems where it is provably unique
+/// (then it is what RDKit's symmetrizeSSSR gives: nothing of the same size can be swapped in or
+/// added, see ring_finder.h), RDKit's symmetrizeSSSR otherwise. This skips RDKit's Kekulize,
+/// aromaticity, conjugation and hybridization passes and removeHs.
+void apply_rdkit_stereo(Scratch& scratch, RDKit::RWMol& mol, MoleculeGraph& out) {
+  const MolArrays& a = scratch.mol;
+  const int n = a.n, m = a.m;
   for (int i = 0; i < n; ++i) mol.getAtomWithIdx(i)->setHybridization(scratch.hybridization_type[i]);
   for (int k = 0; k < m; ++k) mol.getBondWithIdx(k)->setIsConjugated(scratch.conjugated[k] != 0);
-  if (!mol.getRingInfo()->isInitialized()) RDKit::MolOps::symmetrizeSSSR(mol);
+  if (!mol.getRingInfo()->isInitialized()) {
+    // Every bond on a cycle (bond_in_ring, set by featurize_arrays), whole ring systems.
+    std::vector<int>&sub_begin = scratch.sub_begin, &sub_end = scratch.sub_end, &sub_bond = scratch.sub_bond;
+    sub_begin.clear();
+    sub_end.clear();
+    sub_bond.clear();
+    for (int k = 0; k < m; ++k) {
+      if (!a.bond_in_ring[k]) continue;
+      sub_begin.push_back(a.bond_begin[k]);
+      sub_end.push_back(a.bond_end[k]);
+      sub_bond.push_back(k);
+    }
+    std::vector<FoundRing>& rings = scratch.rings;
+    rings.clear();
+    if (sub_bond.empty() || find_unique_sssr_of_cycle_bonds(n, sub_begin, sub_end, rings)) {
+      RDKit::RingInfo* info = mol.getRingInfo();
+      info->initialize();
+      for (FoundRing& r : rings) {
+        for (int& k : r.bonds) k = sub_bond[k];
+        info->addRing(r.atoms, r.bonds);
+      }
+    } else {
+      RDKit::MolOps::symmetrizeSSSR(mol);
+    }
+  }
   RDKit::MolOps::cleanupChirality(mol);
   RDKit::MolOps::assignStereochemistry(mol, /*cleanIt=*/true, /*force=*/true, /*flagPossibleStereoCenters=*/true);
   for (int i = 0; i < n; ++i) {
