@@ -415,10 +415,19 @@ Outcome featurize_arrays(Scratch& scratch, RDKit::RWMol* mol, MoleculeGraph& out
 /// under 8 atoms, 3-rings for N centres): the SSSR of all ring systems where it is provably unique
 /// (then it is what RDKit's symmetrizeSSSR gives: nothing of the same size can be swapped in or
 /// added, see ring_finder.h), RDKit's symmetrizeSSSR otherwise. This skips RDKit's Kekulize,
-/// aromaticity, conjugation and hybridization passes and removeHs.
-void apply_rdkit_stereo(Scratch& scratch, RDKit::RWMol& mol, MoleculeGraph& out) {
+/// aromaticity, conjugation and hybridization passes and removeHs. False (left to the full path)
+/// where a tagged atom is not sp3 by the array rules: RDKit's setHybridization treats tagged atoms
+/// otherwise there (a neutral 4-coordinate S with '@@' is SP3 in RDKit, SP3D by the untagged rule;
+/// found by the fuzz in fast_path_test.cpp).
+bool apply_rdkit_stereo(Scratch& scratch, RDKit::RWMol& mol, MoleculeGraph& out) {
   const MolArrays& a = scratch.mol;
   const int n = a.n, m = a.m;
+  for (int i = 0; i < n; ++i) {
+    if (mol.getAtomWithIdx(i)->getChiralTag() != RDKit::Atom::CHI_UNSPECIFIED &&
+        scratch.hybridization_type[i] != RDKit::Atom::SP3) {
+      return false;
+    }
+  }
   for (int i = 0; i < n; ++i) mol.getAtomWithIdx(i)->setHybridization(scratch.hybridization_type[i]);
   for (int k = 0; k < m; ++k) mol.getBondWithIdx(k)->setIsConjugated(scratch.conjugated[k] != 0);
   if (!mol.getRingInfo()->isInitialized()) {
@@ -456,6 +465,7 @@ void apply_rdkit_stereo(Scratch& scratch, RDKit::RWMol& mol, MoleculeGraph& out)
     out.bond_features[static_cast<size_t>(2 * k) * 3 + 1] = stereo;
     out.bond_features[static_cast<size_t>(2 * k + 1) * 3 + 1] = stereo;
   }
+  return true;
 }
 
 /// Whether RDKit's cleanUp could change the molecule (then it is left to RDKit's parse): it
@@ -619,7 +629,7 @@ bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes
 
     if (featurize_arrays(scratch, mol.get(), out, clock) != Outcome::done) return false;
     if (stereo_marks) {
-      apply_rdkit_stereo(scratch, *mol, out);
+      if (!apply_rdkit_stereo(scratch, *mol, out)) return false;
       clock.lap(FastPathTimes::stereo);
     }
     mol.reset();
