@@ -418,15 +418,17 @@ Outcome featurize_arrays(Scratch& scratch, RDKit::RWMol* mol, MoleculeGraph& out
 /// aromaticity, conjugation and hybridization passes and removeHs. False (left to the full path)
 /// where a tagged atom is not sp3 by the array rules: RDKit's setHybridization treats tagged atoms
 /// otherwise there (a neutral 4-coordinate S with '@@' is SP3 in RDKit, SP3D by the untagged rule;
-/// found by the fuzz in fast_path_test.cpp).
+/// found by the fuzz in fast_path_test.cpp), or is not B, C, N, Si, P, S, As or Se (a tagged
+/// metal with a bracket H, e.g. "O[Ti@@H](O)CO", ends with other hydrogen counts in RDKit's full
+/// path: found by the fuzz on stereo-marked MoleculeNet SMILES, then by a sweep over elements).
 bool apply_rdkit_stereo(Scratch& scratch, RDKit::RWMol& mol, MoleculeGraph& out) {
   const MolArrays& a = scratch.mol;
   const int n = a.n, m = a.m;
   for (int i = 0; i < n; ++i) {
-    if (mol.getAtomWithIdx(i)->getChiralTag() != RDKit::Atom::CHI_UNSPECIFIED &&
-        scratch.hybridization_type[i] != RDKit::Atom::SP3) {
-      return false;
-    }
+    if (mol.getAtomWithIdx(i)->getChiralTag() == RDKit::Atom::CHI_UNSPECIFIED) continue;
+    const int z = a.z[i];
+    const bool stereo_element = z == 5 || z == 6 || z == 7 || z == 14 || z == 15 || z == 16 || z == 33 || z == 34;
+    if (!stereo_element || scratch.hybridization_type[i] != RDKit::Atom::SP3) return false;
   }
   for (int i = 0; i < n; ++i) mol.getAtomWithIdx(i)->setHybridization(scratch.hybridization_type[i]);
   for (int k = 0; k < m; ++k) mol.getBondWithIdx(k)->setIsConjugated(scratch.conjugated[k] != 0);

@@ -169,6 +169,7 @@ TEST(HelixFastPath, SameFeaturesAsTheFullPathOnChosenChemistry) {
       "c1ccc(cc1)[C@@H](O)[C@H](C)N", "C[C@H]1O[C@@H](O)[C@H](O)[C@@H](O)[C@@H]1O", "[NH3+][C@@H](Cc1c[nH]c2ccccc12)C(=O)[O-]",
       "C[S@](=O)c1ccccc1", "C[P@](=O)(O)c1ccccc1", "C[C@@H]1CC=C/C=C/1", "C=[C@H]C", "C/C=C/[C@H](C)Cl",
       "CCCC[S@@](O)(CCC)CC(C)(C)C", "C[S@@]1(C)C2CC=C(CCO[O-])C1C2",  // 4-coordinate S(IV), tagged
+      "O[Cn@@H](O)[C@H](O)", "O[Ti@@H](O)C(O)", "O[U@@H](O)C(O)",  // tagged metals with a bracket H
       "OC(C#Cc%01ccccc1)(CCc1ccccc1)C=Cc1ccccc1",  // '%01': RDKit rejects it (the reader took it as ring 1)
   };
   int taken = 0;
