@@ -17,38 +17,16 @@
 #include <string>
 #include <vector>
 
+#include "fast_path_check.h"
 #include "featurize/molecule_graph.h"
 #include "featurize/ring_finder.h"
 #include "sampan/helix/featurize.h"
 
 using namespace sampan::helix;
+using sampan::helix::test_support::expect_fast_path_matches_full_path;
+using sampan::helix::test_support::nci_smiles;
 
 namespace {
-
-/// The full path's graph of `smiles` (false where RDKit rejects it).
-bool full_path(const std::string& smiles, MoleculeGraph& g) {
-  std::string reason;
-  std::unique_ptr<RDKit::ROMol> mol = parse_smiles(smiles, reason);
-  if (!mol) return false;
-  molecule_graph(*mol, FeaturizerKind::ogb, g);
-  return true;
-}
-
-/// Compares both paths; returns whether the fast path took the molecule.
-bool expect_same_graph(const std::string& smiles) {
-  MoleculeGraph fast, full;
-  const bool took = ogb_graph_fast(smiles, fast);
-  const bool valid = full_path(smiles, full);
-  if (!took) return false;
-  EXPECT_TRUE(valid) << smiles << ": the fast path featurized a molecule RDKit rejects";
-  if (!valid) return true;
-  EXPECT_EQ(fast.num_atoms, full.num_atoms) << smiles;
-  EXPECT_EQ(fast.atom_features, full.atom_features) << smiles;
-  EXPECT_EQ(fast.edge_source, full.edge_source) << smiles;
-  EXPECT_EQ(fast.edge_target, full.edge_target) << smiles;
-  EXPECT_EQ(fast.bond_features, full.bond_features) << smiles;
-  return true;
-}
 
 /// Ring sizes found, sorted.
 std::vector<size_t> ring_sizes(int n, const std::vector<std::pair<int, int>>& bonds, bool& unique) {
@@ -173,7 +151,7 @@ TEST(HelixFastPath, SameFeaturesAsTheFullPathOnChosenChemistry) {
       "OC(C#Cc%01ccccc1)(CCc1ccccc1)C=Cc1ccccc1",  // '%01': RDKit rejects it (the reader took it as ring 1)
   };
   int taken = 0;
-  for (const std::string& s : smiles) taken += expect_same_graph(s);
+  for (const std::string& s : smiles) taken += expect_fast_path_matches_full_path(s);
   // Most of these are within the fast path; it must not quietly decline everything.
   EXPECT_GT(taken, static_cast<int>(smiles.size()) / 2);
 }
@@ -203,7 +181,7 @@ TEST(HelixFastPath, StereoMarkedMoleculesTakeTheFastPathWithTheirStereoFeatures)
     for (size_t e = 0; e < g.edge_source.size(); ++e) {
       EXPECT_EQ(g.bond_features[e * 3 + 1], static_cast<int>(e / 2) == c.bond ? c.stereo : 0) << c.smiles << " edge " << e;
     }
-    expect_same_graph(c.smiles);
+    expect_fast_path_matches_full_path(c.smiles);
   }
   EXPECT_EQ(times.molecules, static_cast<int64_t>(cases.size()));
 }
@@ -223,19 +201,11 @@ TEST(HelixFastPath, SaturatedCagesNeedNoRingPerception) {
 
 TEST(HelixFastPath, SameFeaturesAsTheFullPathOnNciMolecules) {
   // Debian rdkit-data's first 5,000 NCI molecules: real, varied (metals, charges, cages).
-  const std::string path = "/usr/share/RDKit/Data/NCI/first_5K.smi";
-  std::ifstream in(path);
-  if (!in) GTEST_SKIP() << "Debian rdkit-data not installed (" << path << " missing)";
-  std::string line;
-  int n = 0, taken = 0;
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string smiles;
-    fields >> smiles;
-    if (smiles.empty()) continue;
-    ++n;
-    taken += expect_same_graph(smiles);
-  }
+  const std::vector<std::string> smiles = nci_smiles();
+  if (smiles.empty()) GTEST_SKIP() << "Debian rdkit-data not installed (" << test_support::kNciSmilesPath << " missing)";
+  const int n = static_cast<int>(smiles.size());
+  int taken = 0;
+  for (const std::string& s : smiles) taken += expect_fast_path_matches_full_path(s);
   EXPECT_GT(n, 4900);
   // NCI writes its SMILES in Kekule form: where RDKit perceives an aromatic ring, the perceived
   // form differs from the written one and the molecule goes to the full path (a third is taken).
@@ -250,17 +220,12 @@ TEST(HelixFastPath, MutatedSmilesAreTakenOnlyWhereBothPathsAgree) {
   // Whatever the fast path takes must be a molecule RDKit accepts, with identical features; the
   // rest must be declined without a crash. A reader that mis-parses a ring closure, a bracket
   // atom or a branch it should have refused fails here.
-  const std::string path = "/usr/share/RDKit/Data/NCI/first_5K.smi";
-  std::ifstream in(path);
-  if (!in) GTEST_SKIP() << "Debian rdkit-data not installed (" << path << " missing)";
+  const std::vector<std::string> nci = nci_smiles();
+  if (nci.empty()) GTEST_SKIP() << "Debian rdkit-data not installed (" << test_support::kNciSmilesPath << " missing)";
   std::vector<std::string> canonical;
-  std::string line;
-  while (std::getline(in, line) && canonical.size() < 1500) {
-    std::istringstream fields(line);
-    std::string smiles, reason;
-    fields >> smiles;
-    if (smiles.empty()) continue;
-    std::unique_ptr<RDKit::ROMol> mol = parse_smiles(smiles, reason);
+  for (size_t k = 0; k < nci.size() && canonical.size() < 1500; ++k) {
+    std::string reason;
+    std::unique_ptr<RDKit::ROMol> mol = parse_smiles(nci[k], reason);
     if (mol) canonical.push_back(RDKit::MolToSmiles(*mol));
   }
   ASSERT_GT(canonical.size(), 1000u);
@@ -287,7 +252,7 @@ TEST(HelixFastPath, MutatedSmilesAreTakenOnlyWhereBothPathsAgree) {
         }
       }
       ++tried;
-      taken += expect_same_graph(s);
+      taken += expect_fast_path_matches_full_path(s);
     }
   }
   // Many edits leave a valid molecule that the reader must take, not just decline everything.

@@ -21,12 +21,15 @@
 #include <string>
 #include <vector>
 
+#include "fast_path_check.h"
 #include "featurize/molecule_graph.h"
 #include "featurize/rdkit_valence_table.h"
 #include "featurize/smiles_reader.h"
 #include "sampan/helix/readers.h"
 
 using namespace sampan::helix;
+using sampan::helix::test_support::expect_fast_path_matches_full_path;
+using sampan::helix::test_support::nci_smiles;
 
 namespace {
 
@@ -95,22 +98,6 @@ bool expect_reader_matches_rdkit(const std::string& smiles) {
   return true;
 }
 
-/// The fast path against the full path (as fast_path_test.cpp): same graph, or declined.
-bool expect_fast_path_matches_full_path(const std::string& smiles) {
-  MoleculeGraph fast, full;
-  if (!ogb_graph_fast(smiles, fast)) return false;
-  std::string reason;
-  std::unique_ptr<RDKit::ROMol> mol = parse_smiles(smiles, reason);
-  EXPECT_TRUE(mol) << smiles << ": the fast path featurized a molecule RDKit rejects";
-  if (!mol) return true;
-  molecule_graph(*mol, FeaturizerKind::ogb, full);
-  EXPECT_EQ(fast.num_atoms, full.num_atoms) << smiles;
-  EXPECT_EQ(fast.atom_features, full.atom_features) << smiles;
-  EXPECT_EQ(fast.edge_source, full.edge_source) << smiles;
-  EXPECT_EQ(fast.edge_target, full.edge_target) << smiles;
-  EXPECT_EQ(fast.bond_features, full.bond_features) << smiles;
-  return true;
-}
 
 }  // namespace
 
@@ -158,21 +145,13 @@ TEST(HelixSmilesReader, ValenceTableFailsWhereRdkitThrows) {
 }
 
 TEST(HelixSmilesReader, SameAsRdkitOnNciMolecules) {
-  const std::string path = "/usr/share/RDKit/Data/NCI/first_5K.smi";
-  std::ifstream in(path);
-  if (!in) GTEST_SKIP() << "Debian rdkit-data not installed (" << path << " missing)";
+  const std::vector<std::string> smiles = nci_smiles();
+  if (smiles.empty()) GTEST_SKIP() << "Debian rdkit-data not installed (" << test_support::kNciSmilesPath << " missing)";
   RDLog::LogStateSetter quiet;
-  std::string line;
-  int n = 0, taken = 0;
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string smiles;
-    fields >> smiles;
-    if (smiles.empty()) continue;
-    ++n;
-    taken += expect_reader_matches_rdkit(smiles);
-    expect_fast_path_matches_full_path(smiles);
-  }
+  const int n = static_cast<int>(smiles.size());
+  int taken = 0;
+  // (The fast path on the same molecules: fast_path_test.cpp's SameFeaturesAsTheFullPathOnNciMolecules.)
+  for (const std::string& s : smiles) taken += expect_reader_matches_rdkit(s);
   EXPECT_GT(n, 4900);
   EXPECT_GT(taken, n / 2);  // most NCI SMILES are plain enough for the reader
 }
