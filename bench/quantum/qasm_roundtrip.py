@@ -167,6 +167,25 @@ def part_sampan_to_qiskit(count, rng, failures):
     return passed, worst
 
 
+def aer_counts(sim, text, shots, seed):
+    """Aer's counts for OpenQASM 2.0 text, read back by Qiskit (raises when Aer reports a failure)."""
+    back = qasm2.loads(text, custom_instructions=qasm2.LEGACY_CUSTOM_INSTRUCTIONS)
+    result = sim.run(qiskit.transpile(back, sim), shots=shots, seed_simulator=seed).result()
+    if not result.success:
+        raise RuntimeError(f"Aer: {result.status}")
+    return result.get_counts()
+
+
+def counts_agree(mine, aer, shots):
+    """Every outcome's frequency within 5 sigma of the two-sample difference."""
+    for key in set(mine) | set(aer):
+        a, b = mine.get(key, 0) / shots, aer.get(key, 0) / shots
+        p = (a + b) / 2
+        if abs(a - b) > 5 * math.sqrt(max(p * (1 - p), 1e-4) * 2 / shots):
+            return False
+    return True
+
+
 def part_counts(count, rng, failures):
     try:
         from qiskit_aer import AerSimulator
@@ -206,21 +225,11 @@ def part_counts(count, rng, failures):
         text = qasm2.dumps(qc)
         try:
             mine = Circuit.from_qasm(text).counts(shots, seed=k)
-            back = qasm2.loads(text, custom_instructions=qasm2.LEGACY_CUSTOM_INSTRUCTIONS)
-            result = sim.run(qiskit.transpile(back, sim), shots=shots, seed_simulator=k).result()
-            if not result.success:
-                raise RuntimeError(f"Aer: {result.status}")
-            aer = result.get_counts()
+            aer = aer_counts(sim, text, shots, k)
         except Exception as e:  # noqa: BLE001
             failures.append((f"counts circuit {k}", f"{type(e).__name__}: {e}", text))
             continue
-        ok = True
-        for key in set(mine) | set(aer):
-            a, b = mine.get(key, 0) / shots, aer.get(key, 0) / shots
-            p = (a + b) / 2
-            if abs(a - b) > 5 * math.sqrt(max(p * (1 - p), 1e-4) * 2 / shots):
-                ok = False
-        if ok:
+        if counts_agree(mine, aer, shots):
             passed += 1
         else:
             failures.append((f"counts circuit {k}", f"ours {mine} vs Aer {aer}", text))
@@ -282,22 +291,11 @@ def part_conditional_counts(count, rng, failures):
         try:
             c = Circuit.from_qasm(text)
             ours = {m: c.counts(shots, seed=1000 + k, method=m) for m in ("statevector", "density_matrix")}
-            back = qasm2.loads(text, custom_instructions=qasm2.LEGACY_CUSTOM_INSTRUCTIONS)
-            result = sim.run(qiskit.transpile(back, sim), shots=shots, seed_simulator=k).result()
-            if not result.success:
-                raise RuntimeError(f"Aer: {result.status}")
-            aer = result.get_counts()
+            aer = aer_counts(sim, text, shots, k)
         except Exception as e:  # noqa: BLE001
             failures.append((f"conditional counts program {k}", f"{type(e).__name__}: {e}", text))
             continue
-        ok = True
-        for mine in ours.values():
-            for key in set(mine) | set(aer):
-                a, b = mine.get(key, 0) / shots, aer.get(key, 0) / shots
-                p = (a + b) / 2
-                if abs(a - b) > 5 * math.sqrt(max(p * (1 - p), 1e-4) * 2 / shots):
-                    ok = False
-        if ok:
+        if all(counts_agree(mine, aer, shots) for mine in ours.values()):
             passed += 1
         else:
             failures.append((f"conditional counts program {k}", f"ours {ours} vs Aer {aer}", text))
