@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "gather_scatter_element.h"
 #include "index_select_row.h"
 #include "strided_loop.h"
 
@@ -65,7 +66,8 @@ struct AxisIndexLayout {
   int64_t axis_stride;
 };
 
-/// out[a, j, b] = x[off_a[a] + off_b[b] + index[a, j, b] * axis_stride] (out contiguous [A, m, B]).
+/// out[a, j, b] = x[off_a[a] + off_b[b] + index[a, j, b] * axis_stride] (out contiguous [A, m, B]);
+/// the offset is axis_element_offset, as in the CUDA twin.
 template <class T> void gather_axis(const T* x, const AxisIndexLayout& L, const int64_t* index, T* out) {
   const int64_t rows = L.a * L.m;
 #pragma omp parallel for if (rows * L.b > kParallelGrain) schedule(static)
@@ -73,13 +75,13 @@ template <class T> void gather_axis(const T* x, const AxisIndexLayout& L, const 
     const int64_t a = r / L.m;
     const int64_t* idx = index + r * L.b;
     T* o = out + r * L.b;
-    const T* base = x + L.off_a[a];
-    for (int64_t b = 0; b < L.b; ++b) o[b] = base[L.off_b[b] + idx[b] * L.axis_stride];
+    const int64_t off_a = L.off_a[a];
+    for (int64_t b = 0; b < L.b; ++b) o[b] = x[axis_element_offset(off_a, L.off_b[b], idx[b], L.axis_stride)];
   }
 }
 
 /// out[off_a[a] + off_b[b] + index[a, j, b] * axis_stride] += src[a, j, b]. Parallel over
-/// (a, column block of b); j in order, so the sum order is fixed.
+/// (a, column block of b); j in order, so the sum order is fixed (the CUDA twin's order too).
 template <class T> void scatter_add_axis(T* out, const AxisIndexLayout& L, const int64_t* index, const T* src) {
   const int64_t block = column_block(L.a, L.b);
   const int64_t nblocks = L.b == 0 ? 0 : (L.b + block - 1) / block;
@@ -87,10 +89,11 @@ template <class T> void scatter_add_axis(T* out, const AxisIndexLayout& L, const
 #pragma omp parallel for if (L.a * L.m * L.b > kParallelGrain) schedule(static)
   for (int64_t t = 0; t < tasks; ++t) {
     const int64_t a = t / nblocks, b0 = (t % nblocks) * block, b1 = std::min(L.b, b0 + block);
-    T* base = out + L.off_a[a];
+    const int64_t off_a = L.off_a[a];
     for (int64_t j = 0; j < L.m; ++j) {
       const int64_t row = (a * L.m + j) * L.b;
-      for (int64_t b = b0; b < b1; ++b) base[L.off_b[b] + index[row + b] * L.axis_stride] += src[row + b];
+      for (int64_t b = b0; b < b1; ++b)
+        fold_segment_sum(out[axis_element_offset(off_a, L.off_b[b], index[row + b], L.axis_stride)], src[row + b]);
     }
   }
 }

@@ -2,8 +2,10 @@
 // (segment_fold.h). One thread per output element (segment s, column c) folds the rows of s in
 // increasing row order, found through a stable counting sort of the rows by segment done on the
 // host (the ids are there already: the op layer checked them). Same operations in the same order
-// as the CPU: no atomics, deterministic, the same bits. Compiled only where nvcc exists; not yet
-// run on a GPU (none on the development machine).
+// as the CPU: no atomics, deterministic, the same bits. segment_count is the exception: one thread
+// per row adds 1 to its segment's count with an integer atomicAdd (the rows are counted in any
+// order, unlike the CPU's increasing order, but integer addition is exact: the same counts).
+// Compiled only where nvcc exists; not yet run on a GPU (none on the development machine).
 #include <vector>
 
 #include "cuda_launch.cuh"
@@ -40,7 +42,25 @@ __global__ void segment_extreme_kernel(const T* data, const int64_t* offsets, co
   }
 }
 
+// The counts are int64 (the op's dtype); CUDA's 64-bit atomicAdd takes unsigned long long, whose
+// wrap-around addition has the same bits for counts below 2^63.
+static_assert(sizeof(unsigned long long) == sizeof(int64_t), "64-bit atomicAdd on int64 counts");
+__global__ void segment_count_kernel(const int64_t* ids, int64_t n, int64_t* counts) {
+  SAMPAN_GRID_STRIDE_LOOP(r, n) atomicAdd(reinterpret_cast<unsigned long long*>(counts + ids[r]), 1ULL);
+}
+
 }  // namespace
+
+void segment_count_cuda(const int64_t* host_ids, int64_t n, int64_t num_segments, int64_t* counts) {
+  const char* what = "core::segment_count (CUDA)";
+  if (num_segments == 0) return;
+  cuda::check(cudaMemset(counts, 0, sizeof(int64_t) * num_segments), what);
+  if (n == 0) return;
+  cuda::DeviceArray<int64_t> ids(host_ids, static_cast<size_t>(n), what);
+  segment_count_kernel<<<cuda::blocks_for(n), cuda::kThreads>>>(ids.data, n, counts);
+  cuda::check(cudaGetLastError(), what);
+  cuda::check(cudaDeviceSynchronize(), what);  // the ids buffer is freed on return
+}
 
 template <class T>
 void segment_sum_rows_cuda(const T* data, const int64_t* host_ids, int64_t n, int64_t f, int64_t num_segments,

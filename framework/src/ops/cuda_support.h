@@ -1,7 +1,7 @@
 // What the op layer of the built-in ops with CUDA twins (segment.cpp, index.cpp) shares, only in
 // a build with nvcc (SAMPAN_CUDA_KERNELS): running a CUDA launcher with its errors turned into
 // sampan errors, reading an index tensor that lives on the GPU back to the host (to check it, as
-// the CPU path does), and the dtypes the CUDA twins are instantiated for.
+// the CPU path does), the layout the twins require, and the dtypes they are instantiated for.
 #pragma once
 
 #if defined(SAMPAN_CUDA_KERNELS)
@@ -32,6 +32,15 @@ inline void require_contiguous(const char* op, const char* name, const Tensor& t
   if (!t.is_contiguous())
     throw NotImplementedError(std::string(op) + ": on CUDA, argument '" + name +
                               "' must be contiguous (strided CUDA inputs are not supported yet)");
+}
+
+/// src of a scatter (index_add, index_copy, scatter_add) must arrive on the GPU with its full
+/// shape and x's dtype: the CUDA twins neither broadcast nor cast yet.
+inline void require_exact_src(const char* op, const Shape& want, DType dtype, const Tensor& src) {
+  if (src.shape() != want || src.dtype() != dtype)
+    throw NotImplementedError(std::string(op) + ": on CUDA, src must have shape " + shape_str(want) + " and dtype " +
+                              dtype_name(dtype) + " exactly (no broadcasting or casting on the GPU yet), got " +
+                              shape_str(src.shape()) + " " + dtype_name(src.dtype()));
 }
 
 /// A copy on the host (CPU tensor) of an integer index tensor that lives on the GPU.

@@ -234,11 +234,7 @@ SAMPAN_OP(core, index_add)
       auto idx = read_indices(op, cuda_support::index_to_host(op, "index", index), s.n, axis);
       cuda_support::require_contiguous(op, "x", x);
       cuda_support::require_contiguous(op, "src", src);
-      const Shape want = take_shape(x.shape(), d, index.shape());
-      if (src.shape() != want || src.dtype() != x.dtype())
-        throw NotImplementedError(std::string(op) + ": on CUDA, src must have shape " + shape_str(want) + " and dtype " +
-                                  dtype_name(x.dtype()) + " exactly (no broadcasting or casting on the GPU yet), got " +
-                                  shape_str(src.shape()) + " " + dtype_name(src.dtype()));
+      cuda_support::require_exact_src(op, take_shape(x.shape(), d, index.shape()), x.dtype(), src);
       cuda_support::visit_cuda_dtype(x.dtype(), op, false, [&](auto tag) {
         using T = typename decltype(tag)::type;
         cuda_support::run_device([&] {
@@ -273,9 +269,26 @@ SAMPAN_OP(core, index_copy)
         Tensor sc = dense_as(src, take_shape(x.shape(), d, index.shape()), x.dtype());
         kernels::index_update_rows(static_cast<B*>(out.raw_data()), s.outer, s.n, s.inner, idx.data(),
                                    static_cast<int64_t>(idx.size()), static_cast<const B*>(sc.raw_data()),
-                                   [](B& dst, const B& v) { dst = v; });
+                                   [](B& dst, const B& v) { kernels::fold_index_copy(dst, v); });  // the CUDA twin's fold too
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    // The CUDA twin (../kernels/index_kernels.cu): the index comes back to the host to be checked;
+    // src must already have its full shape and x's dtype there (no broadcasting or casting on the GPU yet).
+    .cuda([](const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, Tensor& out) {
+      const char* op = "index_copy";
+      const int64_t d = normalize_axis(axis, x.dim());
+      const AxisSplit s = split_at(x.shape(), d);
+      auto idx = read_indices(op, cuda_support::index_to_host(op, "index", index), s.n, axis);
+      cuda_support::require_contiguous(op, "x", x);
+      cuda_support::require_contiguous(op, "src", src);
+      cuda_support::require_exact_src(op, take_shape(x.shape(), d, index.shape()), x.dtype(), src);
+      cuda_support::run_device([&] {
+        kernels::index_copy_rows_cuda(x.raw_data(), s.outer, s.n, s.inner, x.itemsize(), idx.data(),
+                                      static_cast<int64_t>(idx.size()), src.raw_data(), out.raw_data());
+      });
+    })
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       // With duplicate indices every duplicate receives the gradient of the written slot.
       Tensor g = c.grad_output(0);
@@ -304,6 +317,22 @@ SAMPAN_OP(core, gather)
         kernels::gather_axis(static_cast<const B*>(x.raw_data()), L, idx.data(), static_cast<B*>(out.raw_data()));
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    // The CUDA twin (../kernels/index_kernels.cu): the index comes back to the host to be checked
+    // and wrapped; each output byte reads x at axis_element_target, the CPU loop's offset.
+    .cuda([](const Tensor& x, int64_t axis, const Tensor& index, Tensor& out) {
+      const char* op = "gather";
+      const int64_t d = normalize_axis(axis, x.dim());
+      auto idx = read_indices(op, cuda_support::index_to_host(op, "index", index), x.shape()[d], axis);
+      cuda_support::require_contiguous(op, "x", x);
+      std::vector<int64_t> off_a, off_b;
+      auto L = axis_layout(index.shape(), d, x.strides(), off_a, off_b);
+      cuda_support::run_device([&] {
+        kernels::gather_axis_cuda(x.raw_data(), x.itemsize(), L.a, L.m, L.b, off_a.data(), off_b.data(), idx.data(),
+                                  L.axis_stride, out.raw_data());
+      });
+    })
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       Tensor x = c.input(0), g = c.grad_output(0);
       return {scatter_add(zeros(x.shape(), g.dtype()), c.attr<int64_t>(1), c.input(2), g), Tensor()};
@@ -334,6 +363,29 @@ SAMPAN_OP(core, scatter_add)
         kernels::scatter_add_axis(static_cast<T*>(out.raw_data()), L, idx.data(), static_cast<const T*>(sc.raw_data()));
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    // The CUDA twin (../kernels/index_kernels.cu): the index comes back to the host to be checked,
+    // and the host groups its elements by the output element they add to (increasing position,
+    // the CPU's order); src must already have the index's shape and x's dtype there.
+    .cuda([](const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, Tensor& out) {
+      const char* op = "scatter_add";
+      const int64_t d = normalize_axis(axis, x.dim());
+      auto idx = read_indices(op, cuda_support::index_to_host(op, "index", index), x.shape()[d], axis);
+      cuda_support::require_contiguous(op, "x", x);
+      cuda_support::require_contiguous(op, "src", src);
+      cuda_support::require_contiguous(op, "out", out);
+      cuda_support::require_exact_src(op, index.shape(), x.dtype(), src);
+      std::vector<int64_t> off_a, off_b;
+      auto L = axis_layout(index.shape(), d, out.strides(), off_a, off_b);
+      cuda_support::visit_cuda_dtype(x.dtype(), op, false, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        cuda_support::run_device([&] {
+          kernels::scatter_add_axis_cuda<T>(x.data<T>(), out.numel(), L.a, L.m, L.b, off_a.data(), off_b.data(), idx.data(),
+                                            L.axis_stride, src.data<T>(), out.data<T>());
+        });
+      });
+    })
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       Tensor g = c.grad_output(0);
       return {c.needs_grad(0) ? g : Tensor(), Tensor(),

@@ -255,7 +255,20 @@ SAMPAN_OP(core, segment_count)
       int64_t* o = out.data<int64_t>();
       std::fill(o, o + num_segments, int64_t(0));
       for (auto s : v) ++o[s];
-    });
+    })
+#if defined(SAMPAN_CUDA_KERNELS)
+    // The CUDA twin (../kernels/segment_kernels.cu): the ids come back to the host to be checked;
+    // the GPU counts with integer atomics (any order, the same counts).
+    .cuda([](const Tensor& ids, int64_t num_segments, Tensor& out) {
+      const char* op = "core::segment_count";
+      auto v = read_segment_ids(op, cuda_support::index_to_host(op, "segment_ids", ids), num_segments);
+      if (!out.defined()) out = Tensor::empty({num_segments}, DType::Int64, ids.device());
+      cuda_support::run_device([&] {
+        kernels::segment_count_cuda(v.data(), static_cast<int64_t>(v.size()), num_segments, out.data<int64_t>());
+      });
+    })
+#endif
+    ;
 
 Tensor segment_sum(const Tensor& data, const Tensor& segment_ids, int64_t num_segments) {
   static OpHandle op("core::segment_sum");

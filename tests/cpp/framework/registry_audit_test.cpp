@@ -209,7 +209,8 @@ TEST(RegistryAudit, EveryOpHasSamplesAndPassesCheckOp) {
 }
 
 // The graph ops of message passing (helix's GNN layers: gather rows with index_select, its
-// gradient index_add, reduce messages with the segment ops) have CUDA twins
+// gradient index_add, reduce messages with the segment ops, count them with segment_count) and the
+// other gathers and scatters (gather, scatter_add, index_copy) have CUDA twins
 // (framework/src/kernels/*.cu) over the same per-element functions as their CPU kernels. In a build
 // with nvcc the registry must list a CUDA kernel for each and check_op must report the CPU-vs-CUDA
 // comparison as skipped for want of a GPU (not pretend it ran); without nvcc there is no CUDA
@@ -217,8 +218,9 @@ TEST(RegistryAudit, EveryOpHasSamplesAndPassesCheckOp) {
 TEST(RegistryAudit, GraphOpsHaveCudaTwinsExactlyWhereBuiltWithNvcc) {
   const char* skipped = "CPU vs CUDA: no GPU in this process, skipped";
   const char* absent = "CPU vs CUDA: op has no CUDA kernel";
-  for (const char* name : {"core::index_select", "core::index_add", "core::segment_sum", "core::segment_mean",
-                           "core::segment_max", "core::segment_min"}) {
+  for (const char* name : {"core::index_select", "core::index_add", "core::index_copy", "core::gather", "core::scatter_add",
+                           "core::segment_sum", "core::segment_mean", "core::segment_max", "core::segment_min",
+                           "core::segment_count"}) {
     const OpSchema& op = find_op(name);
     auto it = samples().find(name);
     ASSERT_NE(it, samples().end()) << name;
