@@ -39,17 +39,19 @@ void molecule_graph(const RDKit::ROMol& mol, FeaturizerKind kind, MoleculeGraph&
 struct FastPathTimes {
   enum Step {
     read, parse, scan, clean_up, property_cache, arrays, rings, rdkit_rings, kekulize, radicals, aromaticity,
-    conjugation_hybridization, features, stereo, free, num_steps
+    conjugation_hybridization, features, stereo_arrays, stereo, free, num_steps
   };
   static constexpr const char* names[num_steps] = {
       "sampan reader + RDKit valence table", "parse (SmilesToMol, no sanitization)", "scan for what the fast path takes", "cleanUp (RDKit)",
       "updatePropertyCache, strict (RDKit)", "molecule to arrays", "rings (bridges; unique SSSR for aromatics)",
       "rings (RDKit symmetrizeSSSR, SSSR not unique)", "Kekule form (arrays)", "assignRadicals (RDKit)",
       "aromaticity (arrays)", "conjugation + hybridization (arrays)", "features",
-      "stereo (ring set; RDKit cleanupChirality, assignStereochemistry)", "free the molecule"};
+      "stereo (arrays: legacy CIP ranks and RDKit's rules, where certain)", "stereo (ring set; RDKit cleanupChirality, assignStereochemistry)", "free the molecule"};
   double seconds[num_steps] = {};
   int64_t molecules = 0;       // molecules that went all the way through the fast path
   int64_t read_molecules = 0;  // of which through sampan's reader (no RDKit molecule)
+  int64_t stereo_molecules = 0;   // of which with stereo marks
+  int64_t stereo_on_arrays = 0;   // of which settled on arrays (legacy_stereo.h), not by RDKit
 };
 /// With `declined`, a molecule declined before any change to RDKit's parse is handed back there
 /// (for sanitize_parsed, saving a second parse); it stays null otherwise.

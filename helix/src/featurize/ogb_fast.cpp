@@ -28,8 +28,11 @@
 //    bonds plus lone pairs);
 //  - removeHs and clearComputedProps are skipped: the path takes no molecule with H atoms;
 //  - stereo marks ('@' '@@' tags, '/' '\' bond directions; RDKit's parse reads them): RDKit's
-//    cleanupChirality and legacy stereo perception on its parse once the properties they read are
-//    set from the arrays (apply_rdkit_stereo), instead of RDKit's whole sanitization first.
+//    legacy stereo perception re-stated on the arrays (legacy_stereo.h: CIP ranks, which tags and
+//    double-bond marks survive) where its outcome is certain, 98% of Tox21's stereo-marked SMILES;
+//    otherwise RDKit's cleanupChirality and legacy stereo perception on its parse once the
+//    properties they read are set from the arrays (apply_rdkit_stereo), instead of RDKit's whole
+//    sanitization first.
 // Anything else goes to the full path (parse_smiles, RDKit throughout): H atoms, chiral tags other
 // than '@' '@@', bond stereo, query or dative bonds, aromaticity perceived other than written
 // (e.g. Kekulé-written benzene), dummy aromatic atoms, any RDKit error (so that the message is
@@ -41,10 +44,12 @@
 #include <GraphMol/RingInfo.h>
 #include <GraphMol/SmilesParse/SmilesParse.h>
 
+#include <cstdlib>
 #include <ctime>
 #include <exception>
 
 #include "featurize/aromaticity.h"
+#include "featurize/legacy_stereo.h"
 #include "featurize/molecule_graph.h"
 #include "featurize/rdkit_valence_table.h"
 #include "featurize/ring_finder.h"
@@ -133,6 +138,9 @@ struct Scratch {
   std::vector<RDKit::Bond::BondType> type;
   std::vector<RDKit::Atom::HybridizationType> hybridization_type;  // RDKit's, for the stereo step
   std::vector<FoundRing> rings;
+  // Stereo marks as parsed (legacy_stereo.h), and its answer.
+  std::vector<int> tag, dir, isotope, chirality, bond_stereo;
+  LegacyStereoScratch legacy;
 };
 
 int find_root(std::vector<int>& parent, int i) {
@@ -380,7 +388,7 @@ Outcome featurize_arrays(Scratch& scratch, RDKit::RWMol* mol, MoleculeGraph& out
   for (int i = 0; i < n; ++i) {
     int64_t* f = out.atom_features.data() + static_cast<size_t>(i) * 9;
     f[0] = vocab::range_index(a.z[i], 1, 118);
-    f[1] = 0;  // chiral tags: set by apply_rdkit_stereo where the SMILES has stereo marks
+    f[1] = 0;  // chiral tags: set by the stereo step where the SMILES has stereo marks
     f[2] = vocab::range_index(total_degree[i], 0, 10);
     f[3] = vocab::range_index(a.charge[i], -5, 5);
     f[4] = vocab::range_index(a.total_hs(i), 0, 8);
@@ -396,7 +404,7 @@ Outcome featurize_arrays(Scratch& scratch, RDKit::RWMol* mol, MoleculeGraph& out
     out.edge_target[2 * k + 1] = a.bond_begin[k];
     int64_t* f = out.bond_features.data() + static_cast<size_t>(2 * k) * 3;
     f[0] = vocab::ogb_bond_type_id(type[k]);
-    f[1] = 0;  // STEREONONE; set by apply_rdkit_stereo where the SMILES has stereo marks
+    f[1] = 0;  // STEREONONE; set by the stereo step where the SMILES has stereo marks
     f[2] = conjugated[k];
     std::copy(f, f + 3, f + 3);
   }
@@ -404,32 +412,38 @@ Outcome featurize_arrays(Scratch& scratch, RDKit::RWMol* mol, MoleculeGraph& out
   return Outcome::done;
 }
 
-/// The stereo features of a molecule with stereo marks (chiral tags '@' '@@', bond directions
-/// '/' '\'), after featurize_arrays took it: RDKit's own last sanitization step that touches them
-/// (cleanupChirality: tags off atoms that are not sp3) and its legacy stereo perception
-/// (assignStereochemistry with cleanIt, force and flagPossible, as SmilesToMol; CIP ranks decide
-/// which chiral tags and double-bond stereo marks survive), run on RDKit's parse after the
-/// properties they read are set from the arrays: hybridization, conjugation, aromaticity (already
-/// the final one on `mol`, see featurize_arrays), hydrogen counts (RDKit's property cache), and
-/// the ring set (the stereo perception asks for ring sizes, e.g. no double-bond stereo in rings
-/// under 8 atoms, 3-rings for N centres): the SSSR of all ring systems where it is provably unique
-/// (then it is what RDKit's symmetrizeSSSR gives: nothing of the same size can be swapped in or
-/// added, see ring_finder.h), RDKit's symmetrizeSSSR otherwise. This skips RDKit's Kekulize,
-/// aromaticity, conjugation and hybridization passes and removeHs. False (left to the full path)
-/// where a tagged atom is not sp3 by the array rules: RDKit's setHybridization treats tagged atoms
-/// otherwise there (a neutral 4-coordinate S with '@@' is SP3 in RDKit, SP3D by the untagged rule;
-/// found by the fuzz in fast_path_test.cpp), or is not B, C, N, Si, P, S, As or Se (a tagged
-/// metal with a bracket H, e.g. "O[Ti@@H](O)CO", ends with other hydrogen counts in RDKit's full
-/// path: found by the fuzz on stereo-marked MoleculeNet SMILES, then by a sweep over elements).
-bool apply_rdkit_stereo(Scratch& scratch, RDKit::RWMol& mol, MoleculeGraph& out) {
+/// Whether the stereo marks of a molecule featurize_arrays took are within the fast path (else
+/// it goes to the full path): false where a tagged atom is not sp3 by the array rules (RDKit's
+/// setHybridization treats tagged atoms otherwise: a neutral 4-coordinate S with '@@' is SP3 in
+/// RDKit, SP3D by the untagged rule; found by the fuzz in fast_path_test.cpp; RDKit's
+/// cleanupChirality, which clears tags off atoms that are not sp3, then has nothing to do), or is
+/// not B, C, N, Si, P, S, As or Se (a tagged metal with a bracket H, e.g. "O[Ti@@H](O)CO", ends with
+/// other hydrogen counts in RDKit's full path: found by the fuzz on stereo-marked MoleculeNet
+/// SMILES, then by a sweep over elements).
+bool tagged_atoms_within_path(const Scratch& scratch) {
   const MolArrays& a = scratch.mol;
-  const int n = a.n, m = a.m;
-  for (int i = 0; i < n; ++i) {
-    if (mol.getAtomWithIdx(i)->getChiralTag() == RDKit::Atom::CHI_UNSPECIFIED) continue;
+  for (int i = 0; i < a.n; ++i) {
+    if (!scratch.tag[i]) continue;
     const int z = a.z[i];
     const bool stereo_element = z == 5 || z == 6 || z == 7 || z == 14 || z == 15 || z == 16 || z == 33 || z == 34;
     if (!stereo_element || scratch.hybridization_type[i] != RDKit::Atom::SP3) return false;
   }
+  return true;
+}
+
+/// RDKit's own stereo step, where stereo_on_arrays declined (tagged_atoms_within_path must hold):
+/// its cleanupChirality and legacy stereo perception (assignStereochemistry with cleanIt, force and
+/// flagPossible, as SmilesToMol) on its parse, after the properties they read are set from the
+/// arrays: hybridization, conjugation, aromaticity (already the final one on `mol`, see
+/// featurize_arrays), hydrogen counts (RDKit's property cache), and the ring set (the stereo
+/// perception asks for ring sizes, e.g. no double-bond stereo in rings under 8 atoms, 3-rings for
+/// N centres): the SSSR of all ring systems where it is provably unique (then it is what RDKit's
+/// symmetrizeSSSR gives: nothing of the same size can be swapped in or added, see ring_finder.h),
+/// RDKit's symmetrizeSSSR otherwise. This skips RDKit's Kekulize, aromaticity, conjugation and
+/// hybridization passes and removeHs.
+void apply_rdkit_stereo(Scratch& scratch, RDKit::RWMol& mol, MoleculeGraph& out) {
+  const MolArrays& a = scratch.mol;
+  const int n = a.n, m = a.m;
   for (int i = 0; i < n; ++i) mol.getAtomWithIdx(i)->setHybridization(scratch.hybridization_type[i]);
   for (int k = 0; k < m; ++k) mol.getBondWithIdx(k)->setIsConjugated(scratch.conjugated[k] != 0);
   if (!mol.getRingInfo()->isInitialized()) {
@@ -466,6 +480,31 @@ bool apply_rdkit_stereo(Scratch& scratch, RDKit::RWMol& mol, MoleculeGraph& out)
     const int64_t stereo = vocab::ogb_bond_stereo(*mol.getBondWithIdx(k));
     out.bond_features[static_cast<size_t>(2 * k) * 3 + 1] = stereo;
     out.bond_features[static_cast<size_t>(2 * k + 1) * 3 + 1] = stereo;
+  }
+}
+
+/// The stereo features by legacy_stereo_on_arrays (RDKit's legacy perception re-stated) where it
+/// is certain: false where RDKit's own step must decide.
+bool stereo_on_arrays(const std::string& smiles, Scratch& scratch, MoleculeGraph& out) {
+  // Atom-map numbers enter RDKit's CIP invariant, and a CXSMILES extension can carry stereo
+  // information of its own: both are left to RDKit (':' also catches the rare ':' bond).
+  if (smiles.find_first_of(":| ") != std::string::npos) return false;
+  // SAMPAN_HELIX_RDKIT_STEREO=1: RDKit's stereo step for every stereo-marked molecule, as before
+  // legacy_stereo.h (to measure both in one build, or to rule the arrays out).
+  static const bool rdkit_only = [] {
+    const char* v = std::getenv("SAMPAN_HELIX_RDKIT_STEREO");
+    return v && std::string(v) == "1";
+  }();
+  if (rdkit_only) return false;
+  const MolArrays& a = scratch.mol;
+  if (!legacy_stereo_on_arrays(a, scratch.type, scratch.tag, scratch.dir, scratch.isotope, scratch.legacy,
+                               scratch.chirality, scratch.bond_stereo)) {
+    return false;
+  }
+  for (int i = 0; i < a.n; ++i) out.atom_features[static_cast<size_t>(i) * 9 + 1] = scratch.chirality[i];
+  for (int k = 0; k < a.m; ++k) {
+    out.bond_features[static_cast<size_t>(2 * k) * 3 + 1] = scratch.bond_stereo[k];
+    out.bond_features[static_cast<size_t>(2 * k + 1) * 3 + 1] = scratch.bond_stereo[k];
   }
   return true;
 }
@@ -551,15 +590,18 @@ bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes
     if (mol->hasProp(RDKit::common_properties::_NeedsQueryScan)) return decline();
     const int n = static_cast<int>(mol->getNumAtoms()), m = static_cast<int>(mol->getNumBonds());
     // Stereo marks as SMILES writes them ('@' '@@' tetrahedral tags, '/' '\' bond directions)
-    // are taken: apply_rdkit_stereo settles them at the end. Other tags ('@TH', '@SP', ...) and
+    // are taken: the stereo step settles them at the end. Other tags ('@TH', '@SP', ...) and
     // H atoms (removeHs would change the neighbours the tags refer to) go to the full path.
     bool stereo_marks = false;
+    std::vector<int>&tag = scratch.tag, &dir = scratch.dir;
+    tag.assign(n, 0);
+    dir.assign(m, 0);
     for (const RDKit::Atom* a : mol->atoms()) {
       if (a->getAtomicNum() == 1) return decline();
       switch (a->getChiralTag()) {
         case RDKit::Atom::CHI_UNSPECIFIED: break;
-        case RDKit::Atom::CHI_TETRAHEDRAL_CW:
-        case RDKit::Atom::CHI_TETRAHEDRAL_CCW: stereo_marks = true; break;
+        case RDKit::Atom::CHI_TETRAHEDRAL_CW: tag[a->getIdx()] = 1; stereo_marks = true; break;
+        case RDKit::Atom::CHI_TETRAHEDRAL_CCW: tag[a->getIdx()] = 2; stereo_marks = true; break;
         default: return decline();
       }
     }
@@ -573,8 +615,8 @@ bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes
       }
       switch (b->getBondDir()) {
         case RDKit::Bond::NONE: break;
-        case RDKit::Bond::ENDUPRIGHT:
-        case RDKit::Bond::ENDDOWNRIGHT: stereo_marks = true; break;
+        case RDKit::Bond::ENDUPRIGHT: dir[b->getIdx()] = 1; stereo_marks = true; break;
+        case RDKit::Bond::ENDDOWNRIGHT: dir[b->getIdx()] = 2; stereo_marks = true; break;
         default: return decline();
       }
       if (b->getStereo() != RDKit::Bond::STEREONONE) return decline();
@@ -598,6 +640,7 @@ bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes
     a.radicals.resize(n);
     a.aromatic.resize(n);
     a.no_implicit.resize(n);
+    scratch.isotope.resize(n);
     for (const RDKit::Atom* atom : mol->atoms()) {
       const int i = static_cast<int>(atom->getIdx());
       a.z[i] = atom->getAtomicNum();
@@ -609,6 +652,7 @@ bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes
       a.radicals[i] = static_cast<int>(atom->getNumRadicalElectrons());
       a.aromatic[i] = atom->getIsAromatic();
       a.no_implicit[i] = atom->getNoImplicit();
+      scratch.isotope[i] = static_cast<int>(atom->getIsotope());
     }
     a.bond_begin.resize(m);
     a.bond_end.resize(m);
@@ -631,8 +675,17 @@ bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes
 
     if (featurize_arrays(scratch, mol.get(), out, clock) != Outcome::done) return false;
     if (stereo_marks) {
-      if (!apply_rdkit_stereo(scratch, *mol, out)) return false;
-      clock.lap(FastPathTimes::stereo);
+      if (!tagged_atoms_within_path(scratch)) return false;
+      const bool on_arrays = stereo_on_arrays(smiles, scratch, out);
+      clock.lap(FastPathTimes::stereo_arrays);
+      if (!on_arrays) {
+        apply_rdkit_stereo(scratch, *mol, out);
+        clock.lap(FastPathTimes::stereo);
+      }
+      if (times) {
+        ++times->stereo_molecules;
+        times->stereo_on_arrays += on_arrays;
+      }
     }
     mol.reset();
     clock.lap(FastPathTimes::free);

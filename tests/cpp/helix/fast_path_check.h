@@ -33,9 +33,10 @@ inline std::vector<std::string> nci_smiles() {
 
 /// Whether the fast path took `smiles`; where it did, expects RDKit to accept the molecule and the
 /// full path (complete SmilesToMol, then molecule_graph) to give identical features.
-inline bool expect_fast_path_matches_full_path(const std::string& smiles) {
+/// With `times`, the fast path's step times and counts are added to it.
+inline bool expect_fast_path_matches_full_path(const std::string& smiles, FastPathTimes* times = nullptr) {
   MoleculeGraph fast, full;
-  if (!ogb_graph_fast(smiles, fast)) return false;
+  if (!ogb_graph_fast(smiles, fast, times)) return false;
   std::string reason;
   std::unique_ptr<RDKit::ROMol> mol = parse_smiles(smiles, reason);
   EXPECT_TRUE(mol) << smiles << ": the fast path featurized a molecule RDKit rejects";

@@ -11,6 +11,8 @@
 
 #include <GraphMol/SmilesParse/SmilesWrite.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -21,6 +23,7 @@
 #include "featurize/molecule_graph.h"
 #include "featurize/ring_finder.h"
 #include "sampan/helix/featurize.h"
+#include "sampan/helix/readers.h"
 
 using namespace sampan::helix;
 using sampan::helix::test_support::expect_fast_path_matches_full_path;
@@ -212,34 +215,26 @@ TEST(HelixFastPath, SameFeaturesAsTheFullPathOnNciMolecules) {
   EXPECT_GT(taken, n / 4);
 }
 
-TEST(HelixFastPath, MutatedSmilesAreTakenOnlyWhereBothPathsAgree) {
-  // A seeded fuzz of sampan's own SMILES reader: RDKit's aromatic canonical SMILES of NCI molecules
-  // (the form the fast path takes most) with 1-3 random edits each (delete, insert, swap, cut),
-  // stereo marks among the inserted pieces (the fast path takes '@', '@@', '/', '\' and settles
-  // them with RDKit's stereo perception on its parse).
-  // Whatever the fast path takes must be a molecule RDKit accepts, with identical features; the
-  // rest must be declined without a crash. A reader that mis-parses a ring closure, a bracket
-  // atom or a branch it should have refused fails here.
-  const std::vector<std::string> nci = nci_smiles();
-  if (nci.empty()) GTEST_SKIP() << "Debian rdkit-data not installed (" << test_support::kNciSmilesPath << " missing)";
-  std::vector<std::string> canonical;
-  for (size_t k = 0; k < nci.size() && canonical.size() < 1500; ++k) {
-    std::string reason;
-    std::unique_ptr<RDKit::ROMol> mol = parse_smiles(nci[k], reason);
-    if (mol) canonical.push_back(RDKit::MolToSmiles(*mol));
-  }
-  ASSERT_GT(canonical.size(), 1000u);
-  const std::vector<std::string> pieces = {"(", ")", "[", "]", "=", "#", "1", "2", "3", "%10", "c", "n",
-                                           "o", "s", "C", "N", "O", "[nH]", "[N+]", "[O-]", "Cl", "Br",
-                                           ".", "-", ":", "[13CH3]", "[Fe+2]", "B", "P", "F",
-                                           // stereo marks: tags, directions, and as whole pieces
-                                           "@", "@@", "/", "\\", "[C@H]", "[C@@H]", "[C@]", "[N@]",
-                                           "/C=C/", "/C=C\\", "[C@@](C)", "[S@@]"};
-  std::mt19937 rng(7);
+namespace {
+
+/// Fuzz rounds and seed: SAMPAN_FUZZ_ROUNDS and SAMPAN_FUZZ_SEED where set (by-hand runs of
+/// 75,000+ edits), else the CI defaults given.
+int fuzz_setting(const char* name, int default_value) {
+  const char* v = std::getenv(name);
+  return v ? std::atoi(v) : default_value;
+}
+
+/// Every base SMILES with 1-3 random edits (delete, insert a piece, swap two characters, cut),
+/// `rounds` times over: whatever the fast path takes must agree with the full path. Returns the
+/// number taken; `tried` gets the number of edited SMILES.
+int fuzz_fast_path(const std::vector<std::string>& bases, const std::vector<std::string>& pieces, unsigned seed,
+                   int rounds, int& tried, FastPathTimes& times) {
+  std::mt19937 rng(seed);
   auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
-  int taken = 0, tried = 0;
-  for (int round = 0; round < 4; ++round) {
-    for (const std::string& base : canonical) {
+  int taken = 0;
+  tried = 0;
+  for (int round = 0; round < rounds; ++round) {
+    for (const std::string& base : bases) {
       std::string s = base;
       const int edits = 1 + static_cast<int>(pick(3));
       for (int e = 0; e < edits && !s.empty(); ++e) {
@@ -252,9 +247,79 @@ TEST(HelixFastPath, MutatedSmilesAreTakenOnlyWhereBothPathsAgree) {
         }
       }
       ++tried;
-      taken += expect_fast_path_matches_full_path(s);
+      taken += expect_fast_path_matches_full_path(s, &times);
+      if (::testing::Test::HasFailure()) {
+        ADD_FAILURE() << "seed " << seed << ": stopped at the first difference, from " << base;
+        return taken;
+      }
     }
   }
-  // Many edits leave a valid molecule that the reader must take, not just decline everything.
-  EXPECT_GT(taken, tried / 10) << taken << " of " << tried;
+  return taken;
+}
+
+}  // namespace
+
+TEST(HelixFastPath, MutatedSmilesAreTakenOnlyWhereBothPathsAgree) {
+  // A seeded fuzz of sampan's own SMILES reader and of the stereo rules: RDKit's aromatic
+  // canonical SMILES of NCI molecules (the form the fast path takes most), then the stereo-marked
+  // SMILES of MoleculeNet's Tox21, BACE and ClinTox (where legacy_stereo.h decides tags and E/Z
+  // on arrays), each with 1-3 random edits (delete, insert, swap, cut), stereo marks among the
+  // inserted pieces. Whatever the fast path takes must be a molecule RDKit accepts, with identical
+  // features; the rest must be declined without a crash. A reader that mis-parses a ring closure,
+  // a bracket atom or a branch, or a stereo rule that keeps a tag RDKit clears, fails here.
+  // CI runs 6,000 + ~8,000 edits; by hand, e.g. SAMPAN_FUZZ_ROUNDS=30 SAMPAN_FUZZ_SEED=3 with
+  // SAMPAN_SHARED_DATA set (~83,000 stereo-seeded edits).
+  const std::vector<std::string> nci = nci_smiles();
+  const char* shared = std::getenv("SAMPAN_SHARED_DATA");
+  const std::string dir = std::string(shared ? shared : "../shared/data") + "/moleculenet/";
+  std::vector<std::string> stereo_marked;
+  for (const char* file : {"tox21.csv", "bace.csv", "clintox.csv"}) {
+    if (!std::ifstream(dir + file)) continue;
+    for (const std::string& s : read_smiles_csv(dir + file).smiles) {
+      if (s.find_first_of("@/\\") != std::string::npos) stereo_marked.push_back(s);
+    }
+  }
+  if (nci.empty() && stereo_marked.empty()) {
+    GTEST_SKIP() << "neither Debian rdkit-data (" << test_support::kNciSmilesPath << ") nor MoleculeNet under " << dir
+                 << " (set SAMPAN_SHARED_DATA)";
+  }
+  const std::vector<std::string> pieces = {"(", ")", "[", "]", "=", "#", "1", "2", "3", "%10", "c", "n",
+                                           "o", "s", "C", "N", "O", "[nH]", "[N+]", "[O-]", "Cl", "Br",
+                                           ".", "-", ":", "[13CH3]", "[Fe+2]", "B", "P", "F",
+                                           // stereo marks: tags, directions, and as whole pieces
+                                           "@", "@@", "/", "\\", "[C@H]", "[C@@H]", "[C@]", "[N@]",
+                                           "/C=C/", "/C=C\\", "[C@@](C)", "[S@@]",
+                                           // what the CIP ranks read: isotopes, map numbers, P=O,
+                                           // symmetric branches, ring stereo, charged and odd centres
+                                           "[13C@H]", "[2H]", "[C@H:1]", "P(=O)", "C(C)C", "CC", "[C@@H]1",
+                                           "[C@]12", "/C(C)=C(C)/", "[CH2-]", "[C@H+]", "[Si@]"};
+  const unsigned seed = static_cast<unsigned>(fuzz_setting("SAMPAN_FUZZ_SEED", 7));
+  if (!nci.empty()) {
+    std::vector<std::string> canonical;
+    for (size_t k = 0; k < nci.size() && canonical.size() < 1500; ++k) {
+      std::string reason;
+      std::unique_ptr<RDKit::ROMol> mol = parse_smiles(nci[k], reason);
+      if (mol) canonical.push_back(RDKit::MolToSmiles(*mol));
+    }
+    ASSERT_GT(canonical.size(), 1000u);
+    int tried = 0;
+    FastPathTimes times;
+    const int taken = fuzz_fast_path(canonical, pieces, seed, fuzz_setting("SAMPAN_FUZZ_ROUNDS", 4), tried, times);
+    // Many edits leave a valid molecule that the reader must take, not just decline everything.
+    EXPECT_GT(taken, tried / 10) << taken << " of " << tried;
+  }
+  if (!stereo_marked.empty()) {
+    ASSERT_GT(stereo_marked.size(), 2500u);
+    int tried = 0;
+    FastPathTimes times;
+    const int taken = fuzz_fast_path(stereo_marked, pieces, seed, fuzz_setting("SAMPAN_FUZZ_ROUNDS", 3), tried, times);
+    // Most edits of these long SMILES break them (an open ring, a stray bracket); ~12% are taken.
+    EXPECT_GT(taken, tried / 20) << taken << " of " << tried;
+    // ... most of those with their stereo settled on arrays (legacy_stereo.h), the rest by RDKit.
+    EXPECT_GT(times.stereo_on_arrays, times.stereo_molecules / 2);
+    std::printf("stereo-seeded fuzz, seed %u: %d edited SMILES, %d taken by the fast path, %lld with stereo marks, "
+                "%lld of them settled on arrays\n",
+                seed, tried, taken, static_cast<long long>(times.stereo_molecules),
+                static_cast<long long>(times.stereo_on_arrays));
+  }
 }
