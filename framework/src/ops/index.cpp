@@ -176,8 +176,18 @@ SAMPAN_OP(core, index_select)
     })
 #endif
     .vjp([](const VjpContext& c) -> Grads {
-      Tensor x = c.input(0), g = c.grad_output(0);
-      return {index_add(zeros(x.shape(), g.dtype()), c.attr<int64_t>(1), c.input(2), g), Tensor()};
+      Tensor x = c.input(0), g = c.grad_output(0), index = c.input(2);
+      const int64_t axis = c.attr<int64_t>(1);
+      // Rows of a 1-D index with no negative entries: segment_sum writes each row once (zero,
+      // then its sum, in index order: the same numbers) where index_add into zeros writes the
+      // zeros, copies them and adds (three passes over the gradient's size).
+      if (normalize_axis(axis, x.dim()) == 0 && index.dim() == 1 && index.device().type == DeviceType::CPU &&
+          index.dtype() == DType::Int64 && index.is_contiguous()) {
+        const int64_t* p = index.data<int64_t>();
+        if (std::all_of(p, p + index.numel(), [](int64_t v) { return v >= 0; }))
+          return {segment_sum(g, index, x.shape()[0]), Tensor()};
+      }
+      return {index_add(zeros(x.shape(), g.dtype()), axis, index, g), Tensor()};
     });
 
 namespace {

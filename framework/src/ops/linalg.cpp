@@ -169,8 +169,35 @@ void matmul_kernel(const Tensor& a, const Tensor& b, Tensor& out) {
   });
 }
 
+// x is the transpose (last two dimensions) of a contiguous tensor: a view that transpose() made.
+bool is_transposed_contiguous(const Tensor& x) {
+  return x.dim() >= 2 && !x.is_contiguous() && transpose(x, -1, -2).is_contiguous();
+}
+
+// x's batch dimensions are the product's own (x was not broadcast against the other operand).
+bool has_batch_of(const Tensor& x, const Shape& product) {
+  return x.dim() == static_cast<int64_t>(product.size()) &&
+         std::equal(x.shape().begin(), x.shape().end() - 2, product.begin());
+}
+
 Grads matmul_vjp(const VjpContext& c) {
   Tensor a = c.input(0), b = c.input(1), g = c.grad_output(0);
+  // A real operand that is a transposed view (x W^T, em^T G ...) gets its gradient computed in
+  // the layout of the tensor it views, (dL/dx^T)^T = a product with the factors swapped and
+  // transposed: the same numbers, but the transpose's vjp then hands back a contiguous tensor,
+  // and adding it to the tensor's other gradients (double backward) is a plain contiguous add
+  // instead of a strided one (a third of the adds of the se_e2_a force training).
+  const bool real = !is_complex(a.dtype()) && !is_complex(b.dtype()) && !is_complex(g.dtype());
+  if (real && a.dim() >= 2 && b.dim() >= 2 && (is_transposed_contiguous(a) || is_transposed_contiguous(b))) {
+    Tensor ga, gb;
+    if (c.needs_grad(0))
+      ga = is_transposed_contiguous(a) && has_batch_of(a, g.shape()) ? transpose(matmul(b, transpose(g, -1, -2)), -1, -2)
+                                                                     : matmul(g, transpose(b, -1, -2));
+    if (c.needs_grad(1))
+      gb = is_transposed_contiguous(b) && has_batch_of(b, g.shape()) ? transpose(matmul(transpose(g, -1, -2), a), -1, -2)
+                                                                     : matmul(transpose(a, -1, -2), g);
+    return {ga, gb};
+  }
   const bool a_vec = a.dim() == 1, b_vec = b.dim() == 1;
   // Restore the dimensions NumPy removed, so that everything is a batch of matrices.
   Tensor a2 = a_vec ? unsqueeze(a, 0) : a;

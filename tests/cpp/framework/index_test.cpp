@@ -198,6 +198,9 @@ TEST(IndexGradients, CheckOp) {
   Tensor x = sample({3, 4});
   expect_check_op("core::index_select", {x, int64_t(1), ints({3, 0, 3, -2})});
   expect_check_op("core::index_select", {x, int64_t(0), ints({2, 0, 1, 1}, {2, 2})});
+  // a 1-D index along axis 0: the gradient is a segment_sum (duplicates; a negative index falls back)
+  expect_check_op("core::index_select", {x, int64_t(0), ints({2, 0, 2, 2})});
+  expect_check_op("core::index_select", {x, int64_t(0), ints({-1, 0, 2})});
   expect_check_op("core::index_add", {x, int64_t(0), ints({2, 0, 2}), sample({3, 4}, 1.0)});
   expect_check_op("core::index_copy", {x, int64_t(1), ints({3, 0}), sample({3, 2}, 1.0)});
   expect_check_op("core::gather", {x, int64_t(1), ints({0, 3, 3, 1, 2, 2}, {3, 2})});
@@ -212,6 +215,15 @@ TEST(IndexGradients, CheckOp) {
   expect_check_op("core::pad", {x, std::vector<int64_t>{1, 0, 2, 1}, 0.5});
   expect_check_op("core::sort", {x, int64_t(0), true});
   expect_check_op("core::topk", {x, int64_t(2), int64_t(1), false});
+}
+
+// index_select's gradient along axis 0 sums the rows of repeated indices (segment_sum) and
+// leaves unselected rows zero; a negative index counts from the end there too.
+TEST(IndexGradients, IndexSelectRowsAccumulate) {
+  Tensor x = sample({4, 2}).requires_grad_();
+  Tensor w = from_vector({1, 2, 3, 4, 5, 6, 7, 8}, {4, 2});
+  Tensor gx = grad({sum(mul(index_select(x, 0, ints({2, 0, 2, -1})), w))}, {x})[0];
+  EXPECT_EQ(values(gx), (V{3, 4, 0, 0, 1 + 5, 2 + 6, 7, 8}));
 }
 
 TEST(IndexGradients, Compositions) {

@@ -194,7 +194,53 @@ TEST(Matmul, GradientsMatchTheFormulas) {
   expect_close(cvalues(b.grad()), cvalues(matmul(transpose(a, 0, 1), g)), 1e-14);
 }
 
+// Inner dimensions up to 8 skip the BLAS (gemm.cpp's short-k loop); 9 goes to it. Both must give
+// the naive product, for float32 and float64, with a row stride larger than k (a column slice,
+// as the neighbour-type blocks of the se_e2_a environment matrix are) and batches.
+TEST(Matmul, ShortInnerDimensionMatchesLoops) {
+  for (DType dt : {DType::Float64, DType::Float32}) {
+    for (int64_t k = 1; k <= 9; ++k) {
+      SCOPED_TRACE("k = " + std::to_string(k) + " " + dtype_name(dt));
+      Tensor wide = random({3, 70, k + 3}, dt, 20 + k);
+      Tensor a = slice(wide, 2, 1, k + 1);  // [3, 70, k], rows k + 3 apart
+      Tensor b = random({3, k, 37}, dt, 40 + k);
+      Shape shape;
+      auto want = naive_matmul(a, b, &shape);
+      Tensor got = matmul(a, b);
+      EXPECT_EQ(got.shape(), shape);
+      expect_close(cvalues(got), want, dt == DType::Float64 ? 1e-14 : 1e-5);
+      expect_close(cvalues(matmul(contiguous(a), b)), want, dt == DType::Float64 ? 1e-14 : 1e-5);
+    }
+  }
+}
+
+// The gradient of a transposed view (x W^T, E^T G) is computed in the layout of the tensor it
+// views, so it reaches that tensor contiguous (a strided add of it was a third of the adds of
+// se_e2_a force training); the values are the formulas'.
+TEST(Matmul, GradientOfTransposedViewIsContiguous) {
+  Tensor w = random({3, 4}, DType::Float64, 31).requires_grad_();
+  Tensor x = random({5, 4}, DType::Float64, 32), g = random({5, 3}, DType::Float64, 33);
+  Tensor gw = grad({sum(mul(matmul(x, transpose(w, 0, 1)), g))}, {w})[0];
+  EXPECT_TRUE(gw.is_contiguous());
+  expect_close(cvalues(gw), cvalues(matmul(transpose(g, 0, 1), x)), 1e-14);
+
+  Tensor e = random({2, 6, 4}, DType::Float64, 34).requires_grad_();
+  Tensor gm = random({2, 6, 3}, DType::Float64, 35).requires_grad_();
+  Tensor h = random({2, 4, 3}, DType::Float64, 36);
+  auto grads = grad({sum(mul(matmul(transpose(e, -1, -2), gm), h))}, {e, gm});
+  EXPECT_TRUE(grads[0].is_contiguous());
+  expect_close(cvalues(grads[0]), cvalues(matmul(gm, transpose(h, -1, -2))), 1e-14);
+  expect_close(cvalues(grads[1]), cvalues(matmul(e, h)), 1e-14);
+}
+
 TEST(Matmul, CheckOp) {
+  {
+    // transposed views with the product's batch (their gradients take the swapped-factor path)
+    const DType f = DType::Float64;
+    expect_ok("core::matmul", {transpose(random({2, 4, 3}, f, 15), -1, -2), random({2, 4, 5}, f, 16)});
+    expect_ok("core::matmul", {random({2, 3, 4}, f, 17), transpose(random({2, 5, 4}, f, 18), -1, -2)});
+    expect_ok("core::matmul", {random({6, 3}, f, 19), random({3, 5}, f, 20)});  // short k
+  }
   const DType f = DType::Float64, z = DType::Complex128;
   expect_ok("core::matmul", {random({3, 4}, f, 1), random({4, 2}, f, 2)});
   expect_ok("core::matmul", {random({2, 1, 2, 3}, f, 3), transpose(random({3, 4, 3}, f, 4), -1, -2)});
