@@ -137,8 +137,14 @@ bool has_unknown_dim(const Shape& s) {
 // A shape function is a pure function of its arguments' shapes, dtypes, devices and attribute
 // values (op.h: it sees no data), and loops over small tensors call one op with the same
 // argument specs over and over; running it costs about as much as a 1-element kernel (it builds
-// TensorSpec vectors). So each thread keeps the last result per op in a small direct-mapped
-// table and reuses it when every argument matches. Ops with tensor-list arguments are not cached.
+// TensorSpec vectors). So each thread keeps recent results in a small 2-way set-associative
+// table and reuses one when the op and every argument match. The set is chosen by a hash of the
+// op and its tensors' shapes and dtypes (and integer attributes), not by the op alone: one op is
+// typically called with several shapes in turn (an MLP's matmul per layer, each again in the
+// backward pass), which a table of one entry per op kept evicting (README, "Per-op overhead").
+// Within a set the least recently used entry goes. Before hashing, the entry the op used last is
+// tried (a hint per op, by its address): a loop calling one op with one spec pays no hash.
+// Ops with tensor-list arguments are not cached.
 class ShapeCache {
  public:
   using Specs = std::shared_ptr<const std::vector<TensorSpec>>;
@@ -148,19 +154,25 @@ class ShapeCache {
     return cache;
   }
   /// The cached output specs of `op` for `args` (validated), or null.
-  Specs find(const OpSchema& op, const Values& args) const {
-    const Entry& e = slot(op);
-    if (e.op != &op) return nullptr;
-    for (size_t i = 0; i < args.size(); ++i)
-      if (!matches(op.arg_kinds[i], args[i], e.tensors[i], e.attributes[i])) return nullptr;
-    return e.outputs;
+  Specs find(const OpSchema& op, const Values& args) {
+    Entry*& hint = hint_[reinterpret_cast<uintptr_t>(&op) % kHints];
+    if (hint && holds(*hint, op, args)) return use(*hint);
+    Set& s = table_[set_of(op, args)];
+    for (Entry& e : s.ways)
+      if (holds(e, op, args)) {
+        hint = &e;
+        return use(e);
+      }
+    return nullptr;
   }
-  /// Remembers `outputs` as the specs of `op` for `args`; returns them.
+  /// Remembers `outputs` as the specs of `op` for `args`, in place of the least recently used
+  /// entry of their set; returns them.
   Specs store(const OpSchema& op, const Values& args, std::vector<TensorSpec> outputs) {
     Specs specs = std::make_shared<const std::vector<TensorSpec>>(std::move(outputs));
     for (ArgKind k : op.arg_kinds)
       if (k == ArgKind::TensorList) return specs;
-    Entry& e = slot(op);
+    Set& s = table_[set_of(op, args)];
+    Entry& e = s.ways[1 - s.recent];
     e.op = nullptr;  // stays invalid if a copy below throws
     e.tensors.assign(args.size(), TensorSpec());
     e.attributes.assign(args.size(), Value());
@@ -174,20 +186,61 @@ class ShapeCache {
     }
     e.outputs = specs;
     e.op = &op;
+    hint_[reinterpret_cast<uintptr_t>(&op) % kHints] = &e;
+    use(e);
     return specs;
   }
 
+  ShapeCache() {
+    for (size_t i = 0; i < kSets; ++i)
+      for (uint8_t w = 0; w < 2; ++w) {
+        table_[i].ways[w].set = &table_[i];
+        table_[i].ways[w].way = w;
+      }
+  }
+  ShapeCache(const ShapeCache&) = delete;
+  ShapeCache& operator=(const ShapeCache&) = delete;
+
  private:
+  struct Set;
   struct Entry {
     const OpSchema* op = nullptr;
     std::vector<TensorSpec> tensors;  // per argument: the spec of a tensor argument
     Values attributes;                // per argument: an attribute; for tensors, true if given
     Specs outputs;
+    Set* set = nullptr;  // where the entry lives, for the LRU mark
+    uint8_t way = 0;
   };
-  static constexpr size_t kSlots = 127;  // prime: schema addresses are multiples of 16
+  struct Set {
+    Entry ways[2];
+    uint8_t recent = 1;  // the way used last; the other one is replaced next
+  };
+  static constexpr size_t kSets = 64;    // 128 entries, as many as the direct-mapped table had
+  static constexpr size_t kHints = 127;  // prime: schema addresses are multiples of 16
 
-  const Entry& slot(const OpSchema& op) const { return table_[reinterpret_cast<uintptr_t>(&op) % kSlots]; }
-  Entry& slot(const OpSchema& op) { return table_[reinterpret_cast<uintptr_t>(&op) % kSlots]; }
+  static size_t set_of(const OpSchema& op, const Values& args) {
+    uint64_t h = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(&op)) >> 4;
+    auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ULL; };  // FNV-1a's step, per word
+    for (const Value& v : args) {
+      if (const Tensor* t = std::get_if<Tensor>(&v)) {
+        mix(static_cast<uint64_t>(t->dtype()) + 0x9e37);
+        for (int64_t d : t->shape()) mix(static_cast<uint64_t>(d));
+      } else if (const int64_t* i = std::get_if<int64_t>(&v)) {
+        mix(static_cast<uint64_t>(*i));
+      }
+    }
+    return static_cast<size_t>((h ^ (h >> 32)) % kSets);
+  }
+  static bool holds(const Entry& e, const OpSchema& op, const Values& args) {
+    if (e.op != &op) return false;
+    for (size_t i = 0; i < args.size(); ++i)
+      if (!matches(op.arg_kinds[i], args[i], e.tensors[i], e.attributes[i])) return false;
+    return true;
+  }
+  static Specs use(Entry& e) {
+    e.set->recent = e.way;
+    return e.outputs;
+  }
 
   static bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
@@ -217,7 +270,8 @@ class ShapeCache {
     }
     return false;
   }
-  Entry table_[kSlots];
+  Set table_[kSets];
+  Entry* hint_[kHints] = {};  // per op (by address): the entry it used last, checked before use
 };
 
 }  // namespace

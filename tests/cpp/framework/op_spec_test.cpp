@@ -102,15 +102,17 @@ TEST(OpSpec, LoadingAMissingLibraryNamesThePath) {
 }
 
 // call_op reuses a shape function's result when every argument's shape, dtype, device and
-// attribute value is the same as in the last call of that op on this thread; any difference
-// runs the shape function again.
+// attribute value is the same as in one of the last two distinct argument specs that op was
+// called with on this thread (a 2-way set-associative cache, LRU, unless other ops evicted them
+// meanwhile); any other difference runs the shape function again.
 namespace {
 int g_shape_calls = 0;
 
 // The probe's kernel in plain loops over contiguous inputs, calling no op: the per-thread shape
-// cache is direct-mapped by schema address, so an op called between two probe calls (mul, add,
-// sum, cast, ...) can take the probe's slot and add a shape call that depends only on where the
-// schemas happen to lie in memory (adding an unrelated test file to this binary did that).
+// cache has 2 entries per set, sets chosen by a hash of the schema's address and the argument
+// shapes, so an op called between two probe calls (mul, add, sum, cast, ...) can evict one of
+// the probe's entries and add a shape call that depends only on where the schemas happen to lie
+// in memory (adding an unrelated test file to this binary did that when the cache was direct-mapped).
 // out = a x (+ b), broadcast right-aligned to out's shape without its leading `reps` axis.
 template <class T>
 void probe_kernel(const Tensor& x, const std::optional<Tensor>& b, double a, Tensor& out) {
@@ -176,21 +178,30 @@ TEST(OpSpec, ShapeResultsAreReusedOnlyForIdenticalArgumentSpecs) {
   r = run(x3, Value(), 2.0, 3, "scale");  // another shape
   EXPECT_EQ(r.shape(), (Shape{3, 3}));
   EXPECT_EQ(g_shape_calls, before + 2);
+  // One op alternating between two specs (an MLP's layers): the cache is 2-way set-associative
+  // and LRU, so the two specs used last are both kept, whichever sets they hash to.
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_EQ(run(x, Value(), 2.0, 3, "scale").shape(), (Shape{3, 2}));
+    EXPECT_EQ(run(x3, Value(), 2.0, 3, "scale").shape(), (Shape{3, 3}));
+  }
+  EXPECT_EQ(g_shape_calls, before + 2);
   r = run(x, Value(), 2.0, 4, "scale");  // another attribute
   EXPECT_EQ(r.shape(), (Shape{4, 2}));
   Tensor r_with_b = run(x, b22, 2.0, 4, "scale");  // optional given
   EXPECT_EQ(r_with_b.shape(), (Shape{4, 2, 2}));
-  r = run(x, Value(), 2.0, 4, "scale");  // and absent again
+  EXPECT_EQ(g_shape_calls, before + 4);
+  r = run(x, Value(), 2.0, 4, "scale");  // and absent again: one of the two specs used last
   EXPECT_EQ(r.shape(), (Shape{4, 2}));
+  EXPECT_EQ(g_shape_calls, before + 4);
   r = run(x32, Value(), 2.0, 4, "scale");  // another dtype
   EXPECT_EQ(r.dtype(), DType::Float32);
-  EXPECT_EQ(g_shape_calls, before + 6);
+  EXPECT_EQ(g_shape_calls, before + 5);
   r = run(x, Value(), -0.0, 4, "scale");  // -0.0 and 0.0 are different attributes
   r = run(x, Value(), 0.0, 4, "scale");
-  EXPECT_EQ(g_shape_calls, before + 8);
+  EXPECT_EQ(g_shape_calls, before + 7);
   // A failing shape function is not remembered: the error comes every time.
   for (int k = 0; k < 2; ++k) EXPECT_THROW(run(x, Value(), 0.0, 4, "other"), ValueError);
-  EXPECT_EQ(g_shape_calls, before + 10);
+  EXPECT_EQ(g_shape_calls, before + 9);
   // The values, checked after the counting: 2 x per row, and 2 x + b broadcast over {2, 2}.
   EXPECT_DOUBLE_EQ(sum(r_other_data).item(), 3 * 22.0);
   EXPECT_DOUBLE_EQ(sum(r_with_b).item(), 4 * 2 * (3.0 + 5.0));
