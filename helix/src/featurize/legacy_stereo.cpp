@@ -97,7 +97,8 @@ int find_root(std::vector<int>& parent, int i) {
 }  // namespace
 
 bool legacy_cip_ranks(const MolArrays& a, const std::vector<RDKit::Bond::BondType>& type,
-                      const std::vector<int>& isotope, LegacyStereoScratch& s, std::vector<int>& ranks) {
+                      const std::vector<int>& isotope, LegacyStereoScratch& s, std::vector<int>& ranks,
+                      const std::vector<int>* pairs) {
   const int n = a.n;
   if (n > kMaxAtoms) return false;
   // Invariant: atomic number (7 bits), mass deviation (10 bits, 512 = none; a heavier isotope
@@ -116,6 +117,14 @@ bool legacy_cip_ranks(const MolArrays& a, const std::vector<RDKit::Bond::BondTyp
     invariant[i] = (((a.z[i] % 128) << 10) | mass) << 10;
   }
   int num_ranks = dense_ranks(invariant, n, s.order, ranks);
+  auto pairs_apart = [&] {
+    if (!pairs) return false;
+    for (size_t p = 0; p < pairs->size(); p += 2) {
+      if (ranks[(*pairs)[p]] == ranks[(*pairs)[p + 1]]) return false;
+    }
+    return true;
+  };
+  if (pairs_apart()) return true;
   // RDKit keys each atom by [atomic number, ranks of earlier rounds..., this round's neighbour
   // values] and compares the keys lexicographically (padded with -1). Each round's rank orders the
   // atoms as the key it came from, so [atomic number, earlier ranks] compares as the last rank
@@ -165,6 +174,7 @@ bool legacy_cip_ranks(const MolArrays& a, const std::vector<RDKit::Bond::BondTyp
     }
     last_num_ranks = num_ranks;
     num_ranks = dense_ranks(keys, n, s.order, ranks);
+    if (pairs_apart()) break;
   }
   return true;
 }
@@ -184,8 +194,38 @@ bool legacy_stereo_on_arrays(const MolArrays& a, const std::vector<RDKit::Bond::
     const int hs = a.total_hs(i);
     if (!((a.degree[i] == 4 && hs == 0) || (a.degree[i] == 3 && hs == 1))) return false;
   }
+  // The pairs of atoms whose order decides something: the neighbours of each tagged atom, and
+  // the two other neighbours at each end of a double bond with directions around both ends.
+  std::vector<int>& pairs = s.pairs;
+  pairs.clear();
+  auto add_neighbour_pairs = [&](int i, int skip_bond) {
+    for (int p = a.start[i]; p < a.start[i + 1]; ++p) {
+      if (a.incident[p] == skip_bond) continue;
+      for (int q = a.start[i]; q < p; ++q) {
+        if (a.incident[q] == skip_bond) continue;
+        pairs.push_back(other_atom(a, a.incident[p], i));
+        pairs.push_back(other_atom(a, a.incident[q], i));
+      }
+    }
+  };
+  auto has_direction_around = [&](int i, int skip_bond) {
+    for (int p = a.start[i]; p < a.start[i + 1]; ++p) {
+      if (a.incident[p] != skip_bond && dir[a.incident[p]] != 0) return true;
+    }
+    return false;
+  };
+  for (int i = 0; i < n; ++i) {
+    if (tag[i]) add_neighbour_pairs(i, -1);
+  }
+  for (int k = 0; k < m; ++k) {
+    if (type[k] != RDKit::Bond::DOUBLE) continue;
+    const int b = a.bond_begin[k], e = a.bond_end[k];
+    if (!has_direction_around(b, k) || !has_direction_around(e, k)) continue;
+    add_neighbour_pairs(b, k);
+    add_neighbour_pairs(e, k);
+  }
   std::vector<int>& ranks = s.ranks;
-  if (!legacy_cip_ranks(a, type, isotope, s, ranks)) return false;
+  if (!legacy_cip_ranks(a, type, isotope, s, ranks, &pairs)) return false;
 
   // First pass (assignAtomChiralCodes, assignBondStereoCodes on the constitutional ranks).
   bool changed = false, unresolved = false;

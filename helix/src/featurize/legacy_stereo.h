@@ -45,7 +45,7 @@ namespace sampan::helix {
 struct LegacyStereoScratch {
   using Key = unsigned __int128;  // an atom's key in one ranking round (legacy_stereo.cpp)
   std::vector<Key> keys;
-  std::vector<int> ranks, order, nbr, system_of, invariant;
+  std::vector<int> ranks, order, nbr, system_of, invariant, pairs;
   std::vector<char> tied, candidate;
 };
 
@@ -59,10 +59,14 @@ bool legacy_stereo_on_arrays(const MolArrays& mol, const std::vector<RDKit::Bond
                              const std::vector<int>& tag, const std::vector<int>& dir, const std::vector<int>& isotope,
                              LegacyStereoScratch& scratch, std::vector<int>& chirality, std::vector<int>& bond_stereo);
 
-/// The legacy CIP ranks alone: ranks[i] dense, higher = higher CIP priority. False for molecules
-/// beyond the packed keys (over kMaxAtoms atoms, an atom with over kMaxDegree neighbours).
+/// The legacy CIP ranks: ranks[i] dense, higher = higher CIP priority. False for molecules
+/// beyond the packed keys (over kMaxAtoms atoms, an atom with over kMaxDegree neighbours). With
+/// `pairs` (atom indices, two by two), the rounds stop early once every pair has distinct ranks:
+/// later rounds only split classes and keep the order of atoms already apart, so each pair's
+/// order is then final (the other ranks are not).
 constexpr int kMaxAtoms = 1000, kMaxDegree = 6;
 bool legacy_cip_ranks(const MolArrays& mol, const std::vector<RDKit::Bond::BondType>& type,
-                      const std::vector<int>& isotope, LegacyStereoScratch& scratch, std::vector<int>& ranks);
+                      const std::vector<int>& isotope, LegacyStereoScratch& scratch, std::vector<int>& ranks,
+                      const std::vector<int>* pairs = nullptr);
 
 }  // namespace sampan::helix
