@@ -77,38 +77,88 @@ struct CompactRows {
 };
 
 // Block rows are (listed centre a, slot k) -> a * n + k, for the centres `atoms` (null: 0..count-1)
-// and the slots [first_slot, first_slot + n) of nlist [., nnei].
-CompactRows compact_block_rows(const int64_t* nlist, int64_t nnei, int64_t first_slot, int64_t n, const int64_t* atoms,
-                               int64_t count, const int64_t* centre_types, int64_t ntypes) {
+// and the slots [first_slot, first_slot + n) of nlist [., nnei]; only slots k < kept are
+// gathered (gather is [count * kept], source holds block rows a * n + k).
+CompactRows compact_block_rows(const int64_t* nlist, int64_t nnei, int64_t first_slot, int64_t n, int64_t kept,
+                               const int64_t* atoms, int64_t count, const int64_t* centre_types, int64_t ntypes) {
   CompactRows out;
-  std::vector<int64_t> source, gather(static_cast<size_t>(count * n));
-  source.reserve(static_cast<size_t>(count * n));
-  std::vector<int64_t> class_row(static_cast<size_t>(ntypes * n), -1);
+  std::vector<int64_t> source, gather(static_cast<size_t>(count * kept));
+  source.reserve(static_cast<size_t>(count * kept));
+  std::vector<int64_t> class_row(static_cast<size_t>(ntypes * kept), -1);
   for (int64_t a = 0; a < count; ++a) {
     const int64_t i = atoms ? atoms[a] : a;
     const int64_t* slots = nlist + i * nnei + first_slot;
-    for (int64_t k = 0; k < n; ++k) {
-      const int64_t row = a * n + k;
+    for (int64_t k = 0; k < kept; ++k) {
+      const int64_t row = a * kept + k;
       if (slots[k] >= 0) {
         gather[row] = static_cast<int64_t>(source.size());
-        source.push_back(row);
+        source.push_back(a * n + k);
         continue;
       }
-      int64_t& rep = class_row[centre_types[i] * n + k];
+      int64_t& rep = class_row[centre_types[i] * kept + k];
       if (rep < 0) {
         rep = static_cast<int64_t>(source.size());
-        source.push_back(row);
+        source.push_back(a * n + k);
       }
       gather[row] = rep;
     }
   }
   // a gather and its scatter-add back cost about two passes over G: not worth it for a few rows
   const int64_t compact = static_cast<int64_t>(source.size());
-  if (compact * 8 > count * n * 7) return out;
+  if (kept == n && compact * 8 > count * n * 7) return out;
   out.source = int64_tensor(source, {compact});
-  out.gather = int64_tensor(gather, {count * n});
+  out.gather = int64_tensor(gather, {count * kept});
   out.useful = true;
   return out;
+}
+
+// sum_k em[i, k]^T G[i, k] over one neighbour-type block of a one-sided embedding: block is em's
+// [nloc, n, 4] slice at slots [first_slot, first_slot + n) of nlist, the result [nloc, 4, M].
+// Besides the row classes above: the slots from `kept` on are empty for every centre (the frame's
+// largest neighbour count of this type is below sel; on water about a fifth of the slots), so
+// their rows depend on (centre type, slot) alone and their sum is one [4, M] term per centre
+// type, from one representative centre; the dense [nloc, kept, M] G and the products over it
+// stop at `kept`. (What reaches em's rows of those slots goes to the representative's, as for
+// the row classes: the class sums, all that davg and dstd see, are unchanged; no force there.)
+Tensor one_sided_block_term(const DenseNet& net, const Tensor& block, const int64_t* nlist, int64_t nnei,
+                            int64_t first_slot, const int64_t* centre_types, int64_t ntypes, int64_t M) {
+  const int64_t nloc = block.size(0), n = block.size(1);
+  Tensor s = reshape(slice(block, 2, 0, 1), {nloc * n, 1});
+  int64_t kept = 0;
+  for (int64_t i = 0; i < nloc; ++i)
+    for (int64_t k = n; k-- > kept;)
+      if (nlist[i * nnei + first_slot + k] >= 0) {
+        kept = k + 1;
+        break;
+      }
+  CompactRows rows = compact_block_rows(nlist, nnei, first_slot, n, kept, nullptr, nloc, centre_types, ntypes);
+  if (!rows.useful) return matmul(transpose(block, 1, 2), reshape(net.forward(s), {nloc, n, M}));
+  Tensor term;
+  if (kept > 0) {
+    Tensor G = reshape(index_select(net.forward(index_select(s, 0, rows.source)), 0, rows.gather), {nloc, kept, M});
+    term = matmul(transpose(slice(block, 1, 0, kept), 1, 2), G);
+  }
+  if (kept < n) {
+    // one representative centre per centre type present; each centre takes its type's sum
+    std::vector<int64_t> representative(static_cast<size_t>(ntypes), -1), type_position(static_cast<size_t>(nloc));
+    std::vector<int64_t> reps;
+    for (int64_t i = 0; i < nloc; ++i) {
+      int64_t& r = representative[centre_types[i]];
+      if (r < 0) {
+        r = static_cast<int64_t>(reps.size());
+        reps.push_back(i);
+      }
+      type_position[i] = r;
+    }
+    const int64_t nrep = static_cast<int64_t>(reps.size()), tail = n - kept;
+    Tensor em_tail = index_select(slice(block, 1, kept, n), 0, int64_tensor(reps, {nrep}));  // [nrep, tail, 4]
+    Tensor s_tail = reshape(slice(em_tail, 2, 0, 1), {nrep * tail, 1});
+    Tensor G_tail = reshape(net.forward(s_tail), {nrep, tail, M});
+    Tensor per_type = matmul(transpose(em_tail, 1, 2), G_tail);  // [nrep, 4, M]
+    Tensor tail_term = index_select(per_type, 0, int64_tensor(type_position, {nloc}));
+    term = term.defined() ? add(term, tail_term) : tail_term;
+  }
+  return term;
 }
 
 // G = net(s) for s [rows, 1], evaluating the rows of `rows` only once each (see CompactRows).
@@ -260,12 +310,15 @@ Tensor DeepPot::atomic_energy(const Tensor& em, const Tensor& centre_types, Tens
     if (n == 0) continue;
     Tensor block = slice(em3, 1, start, start + n);  // [nloc, n, 4]
     start += n;
+    if (config.type_one_side && nl) {
+      Tensor term = one_sided_block_term(embeddings[tj], block, nl, nnei, start - n, ct, nt, M);
+      gr = gr.defined() ? add(gr, term) : term;
+      continue;
+    }
     Tensor s = reshape(slice(block, 2, 0, 1), {nloc * n, 1});
     Tensor G;
     if (config.type_one_side) {
-      CompactRows rows;
-      if (nl) rows = compact_block_rows(nl, nnei, start - n, n, nullptr, nloc, ct, nt);
-      G = reshape(embed_rows(embeddings[tj], s, rows), {nloc, n, M});
+      G = reshape(embeddings[tj].forward(s), {nloc, n, M});
     } else {
       // one net per (centre type, neighbour type): evaluate each on the rows of its centres
       G = zeros({nloc, n, M}, DType::Float64);
@@ -275,7 +328,7 @@ Tensor DeepPot::atomic_energy(const Tensor& em, const Tensor& centre_types, Tens
         Tensor rows = int64_tensor(of_type[ti], {nc});
         Tensor s_ti = reshape(index_select(reshape(s, {nloc, n}), 0, rows), {nc * n, 1});
         CompactRows compact;
-        if (nl) compact = compact_block_rows(nl, nnei, start - n, n, of_type[ti].data(), nc, ct, nt);
+        if (nl) compact = compact_block_rows(nl, nnei, start - n, n, n, of_type[ti].data(), nc, ct, nt);
         Tensor g_ti = reshape(embed_rows(embeddings[ti * nt + tj], s_ti, compact), {nc, n, M});
         G = index_add(G, 0, rows, g_ti);
       }

@@ -1,6 +1,7 @@
 // DeepPot::atomic_energy with the neighbour list runs each embedding net once per filled slot and
 // once per (centre type, slot) class of empty slots (deep_pot.cpp, CompactRows) instead of once per
-// slot. The reference here is the same model evaluated on every row (no neighbour list): energies,
+// slot, and, one-sided, folds the slots that are empty for every centre into one term per centre
+// type (one_sided_block_term; the frame below leaves most of sel unused, so it has such slots). The reference here is the same model evaluated on every row (no neighbour list): energies,
 // dE/d em at filled slots (what forces are made of), the sums of dE/d em over each class of empty
 // slots (what reaches davg and dstd; within a class it is all given to one slot), and the parameter
 // gradient of a force-like loss (the double backward of training) must agree to float64 rounding,
