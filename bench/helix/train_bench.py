@@ -8,10 +8,20 @@ sides run identical arithmetic. Batches are built once before timing (the input 
 measured here; featurization has its own benchmark).
 
     PYTHONPATH=python .venv-bench/bin/python bench/helix/train_bench.py [--threads 1 2] [--emb-dim 300]
+    OPENBLAS_NUM_THREADS=1 PYTHONPATH=python .venv/bin/python bench/helix/train_bench.py --threads 1 \
+        --emb-dim 300 --no-peer --clock cpu          # CPU ms per training step, without the load's waits
+
+--clock cpu times with the CPU time of the calling thread (time.thread_time) instead of the wall
+clock: at 1 thread that thread does all the work (OpenMP and OpenBLAS sized to 1), and the time
+spent waiting for a core on a busy machine is left out, so the numbers reproduce under load. It
+also prints the CPU milliseconds per training and inference step. With more than one thread the
+work of the other threads would be missed, so --clock cpu takes the whole process's CPU time there
+(time.process_time), which counts spinning OpenMP workers too.
 
 Data: ../shared/data/moleculenet/bbbp.csv when present, else RDKit's NCI first_5K.smi (rdkit-data).
 """
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -20,6 +30,7 @@ import numpy as np
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "python"))
+sys.path.insert(1, os.path.dirname(os.path.abspath(__file__)))  # unfused.py
 
 import sampan as sp  # noqa: E402
 from sampan.helix.data import DataLoader, load_dataset  # noqa: E402
@@ -40,7 +51,15 @@ def load_batches(path, count, batch_size):
     return dataset, batches
 
 
-def time_sampan(batches, layers, emb_dim, threads, repeats):
+def clock_for(clock, threads):
+    """The timer of --clock: wall time, or CPU time (the calling thread's at 1 thread)."""
+    if clock == "wall":
+        return time.perf_counter
+    return time.thread_time if threads == 1 else time.process_time
+
+
+def sampan_steps(batches, layers, emb_dim, threads):
+    """(train, infer): one pass each over the batches with a fresh GIN and Adam (seed 0)."""
     sp.set_num_threads(threads)
     sp.manual_seed(0)
     model = GraphModel(batches[0].y.shape[1], "pretrain_gnns", layers, emb_dim, dropout=0.5)
@@ -59,20 +78,44 @@ def time_sampan(batches, layers, emb_dim, threads, repeats):
         with sp.no_grad():
             for b in batches:
                 model(b).numpy()
-    return _best(train, repeats), _best(infer, repeats)
+    return train, infer
 
 
-def _best(fn, repeats):
+def time_sampan(batches, layers, emb_dim, threads, repeats, timer=time.perf_counter):
+    train, infer = sampan_steps(batches, layers, emb_dim, threads)
+    return _best(train, repeats, timer), _best(infer, repeats, timer)
+
+
+def compare_unfused(batches, layers, emb_dim, threads, repeats, timer):
+    """Best-of-`repeats` times of the fused training step and of the pre-fusion one (unfused.py),
+    interleaved pass by pass in this process: (fused train, unfused train, fused infer, unfused infer)."""
+    from unfused import unfused
+    fused_steps = sampan_steps(batches, layers, emb_dim, threads)
+    plain_steps = sampan_steps(batches, layers, emb_dim, threads)
+    best = [float("inf")] * 4
+    for r in range(repeats + 1):  # the first round warms up
+        for k, (steps, plain) in enumerate([(fused_steps, False), (plain_steps, True)]):
+            for j, fn in enumerate(steps):
+                with unfused() if plain else contextlib.nullcontext():
+                    t = timer()
+                    fn()
+                    t = timer() - t
+                if r:
+                    best[2 * j + k] = min(best[2 * j + k], t)
+    return best
+
+
+def _best(fn, repeats, timer=time.perf_counter):
     fn()  # warm-up
     times = []
     for _ in range(repeats):
-        t = time.perf_counter()
+        t = timer()
         fn()
-        times.append(time.perf_counter() - t)
+        times.append(timer() - t)
     return min(times)
 
 
-def time_pyg(batches, layers, emb_dim, threads, repeats):
+def time_pyg(batches, layers, emb_dim, threads, repeats, timer=time.perf_counter):
     import torch
     from torch import nn
     from torch_geometric.nn import MessagePassing, global_mean_pool
@@ -141,7 +184,7 @@ def time_pyg(batches, layers, emb_dim, threads, repeats):
         with torch.no_grad():
             for x, ei, ea, bt, g, _, _ in tb:
                 model(x, ei, ea, bt, g)
-    return _best(train, repeats), _best(infer, repeats)
+    return _best(train, repeats, timer), _best(infer, repeats, timer)
 
 
 def main():
@@ -153,6 +196,11 @@ def main():
     parser.add_argument("--batches", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-peer", action="store_true", help="sampan only")
+    parser.add_argument("--compare-unfused", action="store_true",
+                        help="also time the training step without the fused ops (unfused.py), interleaved in this run")
+    parser.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                        help="wall: wall-clock time; cpu: CPU time of the timing thread (of the process when "
+                             "--threads > 1), and CPU ms per step")
     args = parser.parse_args()
     path = next((p for p in DATASETS if os.path.exists(p)), None)
     if path is None:
@@ -161,7 +209,9 @@ def main():
     molecules = sum(b.num_graphs for b in batches)
     atoms = sum(b.x.shape[0] for b in batches)
     print(f"{os.path.basename(path)}: {molecules} molecules in {len(batches)} batches of {args.batch_size} "
-          f"({atoms / molecules:.1f} atoms/molecule); GIN {args.layers} layers; best of {args.repeats}; mol/s")
+          f"({atoms / molecules:.1f} atoms/molecule); GIN {args.layers} layers; best of {args.repeats}; mol/s "
+          f"({'CPU time' if args.clock == 'cpu' else 'wall clock'}; OPENBLAS_NUM_THREADS="
+          f"{os.environ.get('OPENBLAS_NUM_THREADS', 'unset')})")
     print(f"{'dim':>4} {'thr':>3}  {'sampan train':>12} {'PyG train':>10} {'ratio':>6}  {'sampan infer':>12} "
           f"{'PyG infer':>10} {'ratio':>6}")
     peer = not args.no_peer
@@ -173,15 +223,33 @@ def main():
             peer = False
     for dim in args.emb_dim:
         for threads in args.threads:
-            st, si = time_sampan(batches, args.layers, dim, threads, args.repeats)
+            timer = clock_for(args.clock, threads)
+            st, si = time_sampan(batches, args.layers, dim, threads, args.repeats, timer)
             row = f"{dim:>4} {threads:>3}  {molecules / st:>12.1f} "
             if peer:
-                pt, pi = time_pyg(batches, args.layers, dim, threads, args.repeats)
+                pt, pi = time_pyg(batches, args.layers, dim, threads, args.repeats, timer)
                 row += f"{molecules / pt:>10.1f} {pt / st:>6.2f}  {molecules / si:>12.1f} {molecules / pi:>10.1f} {pi / si:>6.2f}"
             else:
                 row += f"{'-':>10} {'-':>6}  {molecules / si:>12.1f} {'-':>10} {'-':>6}"
+            if args.clock == "cpu":
+                steps = len(batches)
+                row += f"   CPU ms/step: sampan train {1e3 * st / steps:.1f} infer {1e3 * si / steps:.1f}"
+                if peer:
+                    row += f", PyG train {1e3 * pt / steps:.1f} infer {1e3 * pi / steps:.1f}"
             print(row, flush=True)
     print("ratio = sampan molecules/s / PyG molecules/s (> 1: sampan faster)")
+    if args.compare_unfused:
+        unit = "CPU" if args.clock == "cpu" else "wall"
+        print(f"fused ops (gather_add_scatter, batch_norm_train) vs the composition before them, interleaved, "
+              f"{unit} ms per step of {args.batch_size} molecules:")
+        for dim in args.emb_dim:
+            for threads in args.threads:
+                ft, pt, fi, pi = compare_unfused(batches, args.layers, dim, threads, args.repeats,
+                                                 clock_for(args.clock, threads))
+                steps = len(batches)
+                print(f"{dim:>4} {threads:>3}  train fused {1e3 * ft / steps:.1f} unfused {1e3 * pt / steps:.1f} "
+                      f"(x{pt / ft:.2f})  infer fused {1e3 * fi / steps:.1f} unfused {1e3 * pi / steps:.1f} "
+                      f"(x{pi / fi:.2f})", flush=True)
 
 
 if __name__ == "__main__":

@@ -62,6 +62,8 @@ _DEFAULTS_BY_OP = {
     "core::segment_max": {"num_segments": -1},
     "core::segment_min": {"num_segments": -1},
     "core::segment_count": {"num_segments": -1},
+    "core::gather_add_scatter": {"num_segments": -1},
+    "core::batch_norm_train": {"eps": 1e-5},
 }
 
 # Tensor methods whose only argument after the tensor is a list of ints also take the ints as

@@ -10,6 +10,7 @@
 #include "sampan/ops/creation.h"
 #include "sampan/ops/index.h"
 #include "sampan/ops/linalg.h"
+#include "sampan/ops/normalization.h"
 #include "sampan/ops/random.h"
 #include "sampan/ops/reduce.h"
 #include "sampan/ops/segment.h"

@@ -2,7 +2,8 @@
 // gathers and scatters: the segment reductions and counts (segment_kernels.h: segment_sum,
 // segment_mean, segment_max, segment_min, segment_count), the row gather and its gradient
 // (index_kernels.h: index_select, index_add), the elementwise-index pair gather and scatter_add,
-// and index_copy. Defined in segment_kernels.cu and index_kernels.cu,
+// index_copy, and the fused gather-add-scatter (gather_scatter_kernels.h). Defined in
+// segment_kernels.cu, index_kernels.cu and gather_scatter_kernels.cu,
 // compiled only where nvcc exists (SAMPAN_CUDA_KERNELS). Data pointers are device pointers; the
 // ids and indices arrive on the host, already checked (the op layer copied them there to check
 // them), and the launchers upload what the kernels need. Errors leave as std::runtime_error.
@@ -56,6 +57,13 @@ void scatter_add_axis_cuda(const T* x, int64_t out_numel, int64_t a, int64_t m, 
 /// [outer, n, inner], src [outer, m, inner], `itemsize` bytes per element); index [m] on the host.
 void index_copy_rows_cuda(const void* x, int64_t outer, int64_t n, int64_t inner, size_t itemsize,
                           const int64_t* host_index, int64_t m, const void* src, void* out);
+
+/// out [num_segments, f] = per-segment sum of x[gather[e]] + edge[e] (edge may be null) over the
+/// num_edges edges, segment scatter[e] (gather_add_scatter_rows); gather and scatter on the host,
+/// already checked. Each output element folds its edges in increasing order, as the CPU does.
+template <class T>
+void gather_add_scatter_rows_cuda(const T* x, const int64_t* host_gather, const T* edge, const int64_t* host_scatter,
+                                  int64_t num_edges, int64_t f, int64_t num_segments, T* out);
 
 /// Copies nbytes from the device to the host (ids and indices, to check them).
 void copy_to_host_cuda(void* host, const void* device, size_t nbytes);

@@ -19,6 +19,10 @@ template <class T> SAMPAN_HOST_DEVICE inline bool segment_value_is_nan(T v) {
 /// out += v (segment_sum, segment_mean).
 template <class T> SAMPAN_HOST_DEVICE inline void fold_segment_sum(T& out, T v) { out += v; }
 
+/// One message of gather_add_scatter: the gathered row's value plus the edge's, rounded before it
+/// is folded (as the unfused index_select + add, then segment_sum, rounds it).
+template <class T> SAMPAN_HOST_DEVICE inline T gather_add_message(T x, T edge) { return x + edge; }
+
 /// segment_mean's last step: the sum divided by the row count (an empty segment keeps its 0).
 template <class T> SAMPAN_HOST_DEVICE inline void finish_segment_mean(T& out, int64_t count) {
   if (count != 0) out /= static_cast<T>(count);

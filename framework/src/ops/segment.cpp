@@ -7,10 +7,16 @@
 // give 0 (sum, mean, max, min). Kernels: ../kernels/segment_kernels.h; the per-element folds
 // (../kernels/segment_fold.h) are shared with the CUDA twins (../kernels/segment_kernels.cu),
 // registered where sampan is built with nvcc (compiled, not yet run on a GPU).
+//
+// core::gather_add_scatter is message passing's segment_sum(index_select(x, gather) + edge,
+// scatter) in one pass (../kernels/gather_scatter_kernels.h), with no [E, f] temporaries; its
+// gradient is the same op with the two indices swapped (and index_select for the edge term).
 #include <algorithm>
+#include <optional>
 
 #include "sampan/ops.h"
 #include "elementwise_support.h"
+#include "../kernels/gather_scatter_kernels.h"
 #include "../kernels/segment_kernels.h"
 #include "cuda_support.h"
 
@@ -142,6 +148,87 @@ void extreme_kernel_cuda(const char* op, const Tensor& data, const Tensor& ids, 
 }
 #endif
 
+// ---- gather_add_scatter ----
+
+TensorSpec gather_add_scatter_spec(const TensorSpec& x, const TensorSpec& gather, const TensorSpec& scatter,
+                                   int64_t num_segments, const std::optional<TensorSpec>& edge) {
+  const char* op = "gather_add_scatter";
+  if (x.dim() < 1) throw ValueError(std::string(op) + ": x must have at least one dimension (the rows), got a 0-d tensor");
+  if (!is_integral(gather.dtype))
+    throw TypeError(std::string(op) + ": gather_index must be an int32 or int64 tensor, got " + dtype_name(gather.dtype));
+  if (gather.dim() != 1) throw ValueError(std::string(op) + ": gather_index must be 1-D, got shape " + shape_str(gather.shape));
+  TensorSpec rows{Shape{gather.shape[0]}, x.dtype, x.device};  // one message per gather entry
+  TensorSpec s = segment_spec(op, rows, scatter, num_segments, x.dtype);
+  Shape out = x.shape;
+  out[0] = s.shape[0];
+  if (edge) {
+    Shape want = x.shape;
+    want[0] = gather.shape[0];
+    if (edge->shape != want)
+      throw ValueError(std::string(op) + ": edge must have shape " + shape_str(want) +
+                       " (one row per gather_index entry, x's trailing shape), got " + shape_str(edge->shape));
+    if (edge->dtype != x.dtype)
+      throw TypeError(std::string(op) + ": edge has dtype " + dtype_name(edge->dtype) + " but x has " + dtype_name(x.dtype));
+  }
+  return TensorSpec{out, x.dtype, x.device};
+}
+
+// gather_index entries as rows of x, each in [0, rows): no negative indices (unlike index_select),
+// since the gradient uses them as segment ids.
+std::vector<int64_t> read_gather_index(const char* op, const Tensor& index, int64_t rows) {
+  Tensor c = cast(index, DType::Int64).contiguous();
+  const int64_t* p = c.data<int64_t>();
+  std::vector<int64_t> r(p, p + c.numel());
+  for (size_t k = 0; k < r.size(); ++k)
+    if (r[k] < 0 || r[k] >= rows)
+      throw IndexError(std::string(op) + ": gather_index " + std::to_string(r[k]) + " (at position " + std::to_string(k) +
+                       ") is out of range [0, " + std::to_string(rows) + ") for x with " + std::to_string(rows) + " rows");
+  return r;
+}
+
+int64_t trailing_numel(const Tensor& x) { return shape_numel(Shape(x.shape().begin() + 1, x.shape().end())); }
+
+void gather_add_scatter_kernel(const Tensor& x, const Tensor& gather, const Tensor& scatter, int64_t num_segments,
+                               const std::optional<Tensor>& edge, Tensor& out) {
+  const char* op = "core::gather_add_scatter";
+  std::vector<int64_t> ids = read_segment_ids(op, scatter, num_segments);
+  std::vector<int64_t> rows = read_gather_index(op, gather, x.shape()[0]);
+  const int64_t m = static_cast<int64_t>(rows.size()), f = trailing_numel(x);
+  Shape out_shape = x.shape();
+  out_shape[0] = num_segments;
+  if (!out.defined()) out = Tensor::empty(out_shape, x.dtype(), x.device());
+  Tensor xc = x.contiguous();
+  Tensor ec = edge ? edge->contiguous() : Tensor();
+  kernels::SegmentCounts counts = kernels::count_segments(ids.data(), m, num_segments);
+  visit_numeric(x.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    kernels::gather_add_scatter_rows(xc.data<T>(), rows.data(), ec.defined() ? ec.data<T>() : nullptr, ids.data(), m, f,
+                                     counts, num_segments, out.data<T>());
+  });
+}
+
+#if defined(SAMPAN_CUDA_KERNELS)
+void gather_add_scatter_kernel_cuda(const Tensor& x, const Tensor& gather, const Tensor& scatter, int64_t num_segments,
+                                    const std::optional<Tensor>& edge, Tensor& out) {
+  const char* op = "core::gather_add_scatter";
+  std::vector<int64_t> ids = read_segment_ids(op, cuda_support::index_to_host(op, "scatter_index", scatter), num_segments);
+  std::vector<int64_t> rows = read_gather_index(op, cuda_support::index_to_host(op, "gather_index", gather), x.shape()[0]);
+  cuda_support::require_contiguous(op, "x", x);
+  if (edge) cuda_support::require_contiguous(op, "edge", *edge);
+  const int64_t m = static_cast<int64_t>(rows.size()), f = trailing_numel(x);
+  Shape out_shape = x.shape();
+  out_shape[0] = num_segments;
+  cuda_support::visit_cuda_dtype(x.dtype(), op, false, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (!out.defined()) out = Tensor::empty(out_shape, x.dtype(), x.device());
+    cuda_support::run_device([&] {
+      kernels::gather_add_scatter_rows_cuda<T>(x.data<T>(), rows.data(), edge ? edge->data<T>() : nullptr, ids.data(), m, f,
+                                               num_segments, out.data<T>());
+    });
+  });
+}
+#endif
+
 // Count per segment as data's dtype, shaped [num_segments, 1, ...] to broadcast against rows.
 Tensor count_column(const Tensor& counts, const Tensor& like) {
   Shape s(like.dim(), 1);
@@ -177,6 +264,29 @@ SAMPAN_OP(core, segment_sum)
     })
 #endif
     .vjp([](const VjpContext& c) -> Grads { return {index_select(c.grad_output(0), 0, c.input(1)), Tensor()}; });
+
+SAMPAN_OP(core, gather_add_scatter)
+    .doc("Message passing in one pass: out[s] = sum over the entries e with scatter_index[e] == s of "
+         "x[gather_index[e]] + edge[e] (edge optional: [E, ...] like x's rows; gather_index in [0, rows of "
+         "x)), i.e. "
+         "segment_sum(index_select(x, 0, gather_index) + edge, scatter_index, num_segments) with the "
+         "same bits and no [E, ...] temporaries. num_segments = -1 infers max(id) + 1. Gradient: the "
+         "same op with the indices swapped for x, index_select(grad, 0, scatter_index) for edge.")
+    .args("x", "gather_index", "scatter_index", "num_segments", "edge")
+    .outputs("out")
+    .shape(gather_add_scatter_spec)
+    .cpu(gather_add_scatter_kernel)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(gather_add_scatter_kernel_cuda)
+#endif
+    .vjp([](const VjpContext& c) -> Grads {
+      Tensor x = c.input(0), gather = c.input(1), scatter = c.input(2), g = c.grad_output(0);
+      // d out[s] / d x[r] counts the entries e with gather[e] = r and scatter[e] = s: the
+      // transpose gathers grad rows by scatter_index and sums them onto the gather rows.
+      Tensor gx = c.needs_grad(0) ? gather_add_scatter(g, scatter, gather, x.shape()[0]) : Tensor();
+      if (!c.input(4).defined()) return {gx, Tensor(), Tensor()};  // an absent edge has no slot
+      return {gx, Tensor(), Tensor(), c.needs_grad(3) ? index_select(g, 0, scatter) : Tensor()};
+    });
 
 SAMPAN_OP(core, segment_mean)
     .doc("out[s] = mean of data[r] over the rows r with segment_ids[r] == s (0 for an empty "
@@ -293,6 +403,11 @@ Tensor segment_max(const Tensor& data, const Tensor& segment_ids, int64_t num_se
 }
 Tensor segment_min(const Tensor& data, const Tensor& segment_ids, int64_t num_segments) {
   return segment_min_with_arg(data, segment_ids, num_segments).first;
+}
+Tensor gather_add_scatter(const Tensor& x, const Tensor& gather_index, const Tensor& scatter_index,
+                          int64_t num_segments, const std::optional<Tensor>& edge) {
+  static OpHandle op("core::gather_add_scatter");
+  return op(x, gather_index, scatter_index, num_segments, edge)[0];
 }
 Tensor segment_count(const Tensor& segment_ids, int64_t num_segments) {
   static OpHandle op("core::segment_count");

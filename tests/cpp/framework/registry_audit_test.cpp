@@ -156,6 +156,15 @@ const std::map<std::string, Sample>& samples() {
       {"core::sort", [] { return std::vector<Values>{{f64({3, 4}), int64_t(0), true}}; }},
       {"core::topk", [] { return std::vector<Values>{{f64({3, 4}), int64_t(2), int64_t(1), false}}; }},
       // segment reductions (segment.cpp)
+      // gather_add_scatter (segment.cpp): unsorted scatter ids, a repeated gather index,
+      // an empty segment (2 of 4); with and without the edge term
+      {"core::gather_add_scatter", [] { return std::vector<Values>{{f64({4, 3}), from_vector({3, 0, 1, 3, 2}, {5}, DType::Int64), from_vector({1, 0, 1, 3, 0}, {5}, DType::Int64), int64_t(4), f64({5, 3}, -1.0, 0.31)},
+                                                                   {f64({3, 2}), from_vector({2, 0, 2}, {3}, DType::Int64), from_vector({0, 0, 1}, {3}, DType::Int64), int64_t(-1), Value()}}; }},
+      // normalization.cpp: batch_norm_train (first order through the fused backward, second order
+      // through the composition) and its once-differentiable backward, every output weighted
+      {"core::batch_norm_train", [] { return std::vector<Values>{{f64({5, 3}, -1.0, 0.31), f64({3}, 0.5, 0.4), f64({3}, -0.2, 0.3), 1e-5},
+                                                                 {f64({4, 2}), f64({2}, 1.2, -0.5), f64({2}, 0.1), 0.1}}; }},
+      {"core::batch_norm_train_backward", [] { return std::vector<Values>{{f64({5, 3}, -1.0, 0.31), f64({5, 3}, 0.2, -0.13), f64({3}, -0.1, 0.2), f64({3}, 0.6, 0.3), f64({3}, 0.5, 0.4), 1e-5, f64({3}, 0.3, -0.2), f64({3}, -0.4, 0.25)}}; }},
       {"core::segment_sum", [] { return std::vector<Values>{{f64({5, 3}), from_vector({2, 0, 2, 3, 0}, {5}, DType::Int64), int64_t(4)}, {f64({4}), from_vector({0, 0, 1, 1}, {4}, DType::Int64), int64_t(-1)}}; }},
       {"core::segment_mean", [] { return std::vector<Values>{{f64({5, 3}), from_vector({2, 0, 2, 3, 0}, {5}, DType::Int64), int64_t(4)}}; }},
       {"core::segment_max", [] { return std::vector<Values>{{f64({5, 3}), from_vector({2, 0, 2, 3, 0}, {5}, DType::Int64), int64_t(4)}}; }},
@@ -220,7 +229,8 @@ TEST(RegistryAudit, GraphOpsHaveCudaTwinsExactlyWhereBuiltWithNvcc) {
   const char* absent = "CPU vs CUDA: op has no CUDA kernel";
   for (const char* name : {"core::index_select", "core::index_add", "core::index_copy", "core::gather", "core::scatter_add",
                            "core::segment_sum", "core::segment_mean", "core::segment_max", "core::segment_min",
-                           "core::segment_count"}) {
+                           "core::segment_count", "core::gather_add_scatter", "core::batch_norm_train",
+                           "core::batch_norm_train_backward"}) {
     const OpSchema& op = find_op(name);
     auto it = samples().find(name);
     ASSERT_NE(it, samples().end()) << name;

@@ -5,6 +5,7 @@
 // each output's gradient to the row it came from.
 #pragma once
 
+#include <optional>
 #include <utility>
 
 #include "sampan/tensor.h"
@@ -23,6 +24,12 @@ Tensor segment_min(const Tensor& data, const Tensor& segment_ids, int64_t num_se
 std::pair<Tensor, Tensor> segment_max_with_arg(const Tensor& data, const Tensor& segment_ids, int64_t num_segments = -1);
 /// (min, int64 row of each min; -1 for empty segments).
 std::pair<Tensor, Tensor> segment_min_with_arg(const Tensor& data, const Tensor& segment_ids, int64_t num_segments = -1);
+/// Message passing in one pass: out[s] = sum over e with scatter_index[e] == s of
+/// x[gather_index[e]] + edge[e] (edge optional), the same bits as
+/// segment_sum(index_select(x, 0, gather_index) + edge, scatter_index, num_segments) without the
+/// [E, ...] temporaries. Its gradient is the same op with the indices swapped.
+Tensor gather_add_scatter(const Tensor& x, const Tensor& gather_index, const Tensor& scatter_index,
+                          int64_t num_segments = -1, const std::optional<Tensor>& edge = std::nullopt);
 /// Rows per segment (int64 [num_segments]).
 Tensor segment_count(const Tensor& segment_ids, int64_t num_segments = -1);
 

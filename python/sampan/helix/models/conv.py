@@ -5,7 +5,7 @@ chem/model.py): the bond features enter each layer through its own bond embeddin
 added to the message; every node gets a self loop whose bond is the special "self loop" type.
 Messages are gathered with index_select over the source of each directed edge and reduced onto
 the destination with segment_sum, both core ops whose gradients are each other (scatter/gather),
-so there is no backward code here. The self loop is not materialized as extra edges: its message
+so there is no backward code here (GIN does both in one core op, gather_add_scatter). The self loop is not materialized as extra edges: its message
 (h_i + e_self) is added to the aggregate directly, which is the same sum.
 
 edge_index is int64 [2, E] with row 0 the source and row 1 the destination of each directed
@@ -55,8 +55,10 @@ class GINConv(nn.Module):
 
     def forward(self, h, edge_index, edge_attr):
         _check_edges(h, edge_index, edge_attr, "GINConv")
-        messages = _gather_sources(h, edge_index) + self.bond_embedding(edge_attr)
-        aggregated = sampan.segment_sum(messages, edge_index[1], h.shape[0])
+        # segment_sum(index_select(h, src) + bond, dst) in one op (the same bits, no [E, d]
+        # temporaries; its gradient is the same op with src and dst swapped).
+        aggregated = sampan.ops.core.gather_add_scatter(h, edge_index[0], edge_index[1], h.shape[0],
+                                                        self.bond_embedding(edge_attr))
         aggregated = aggregated + h + self.bond_embedding.self_loop()
         return self.mlp(aggregated)
 
