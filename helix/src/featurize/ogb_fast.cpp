@@ -10,9 +10,11 @@
 // The molecule as parsed comes from sampan's own SMILES reader where it reads the SMILES
 // (smiles_reader.h: RDKit's raw parse as arrays, no RDKit molecule at all) with RDKit's valences
 // and radicals from a per-thread table of RDKit's answers per kind of atom (rdkit_valence_table.h),
-// where cleanUp cannot change anything; otherwise (stereo marks, H atoms, isotopes, nitro groups
-// written 5-valent, ...) and wherever a later step needs RDKit's molecule (an SSSR that is not
-// unique, Kekulé-written aromatics), from RDKit's parse (sanitize=false), cleanUp and strict
+// where cleanUp cannot change anything (stereo marks included: the reader gives the chiral tags
+// and bond directions of RDKit's parse, and the stereo step on arrays decides them where certain);
+// otherwise (H atoms, isotopes, nitro groups written 5-valent, stereo that RDKit's own step must
+// decide, ...) and wherever a later step needs RDKit's molecule (an SSSR that is not unique,
+// Kekulé-written aromatics), from RDKit's parse (sanitize=false), cleanUp and strict
 // property cache (which decide charges, valences, hydrogen counts and valence errors). Then:
 //  - rings: find_unique_sssr (ring_finder.h) where the SSSR is provably unique, RDKit's
 //    symmetrizeSSSR otherwise;
@@ -141,6 +143,7 @@ struct Scratch {
   // Stereo marks as parsed (legacy_stereo.h), and its answer.
   std::vector<int> tag, dir, isotope, chirality, bond_stereo;
   LegacyStereoScratch legacy;
+  StereoMarks marks;  // as sampan's reader reads them
 };
 
 int find_root(std::vector<int>& parent, int i) {
@@ -539,10 +542,20 @@ bool clean_up_could_apply(const MolArrays& a) {
 }
 
 /// The graph by sampan's SMILES reader and RDKit's valence table (no RDKit molecule): true where
-/// taken, false where the RDKit-parse path must decide.
-bool ogb_graph_from_reader(const std::string& smiles, Scratch& scratch, MoleculeGraph& out, StepClock& clock) {
+/// taken, false where the RDKit-parse path must decide. Stereo-marked SMILES are read too (the
+/// reader gives the chiral tags and bond directions of RDKit's parse) and taken where the stereo
+/// step on arrays decides them; where it declines (RDKit's own step needs its molecule) the
+/// RDKit-parse path starts over. SAMPAN_HELIX_READER_STEREO=0 leaves every stereo-marked SMILES to
+/// RDKit's parse, as before (to measure both in one build, or to rule the reader's marks out).
+bool ogb_graph_from_reader(const std::string& smiles, Scratch& scratch, MoleculeGraph& out, StepClock& clock,
+                           FastPathTimes* times) {
+  static const bool reader_stereo = [] {
+    const char* v = std::getenv("SAMPAN_HELIX_READER_STEREO");
+    return !(v && std::string(v) == "0");
+  }();
   MolArrays& a = scratch.mol;
-  if (!read_smiles_arrays(smiles, a)) return false;
+  StereoMarks& marks = scratch.marks;
+  if (!read_smiles_arrays(smiles, a, reader_stereo ? &marks : nullptr)) return false;
   a.build_incidence();
   if (clean_up_could_apply(a) || !fill_rdkit_valences(a)) return false;
   scratch.type.resize(a.m);
@@ -553,7 +566,22 @@ bool ogb_graph_from_reader(const std::string& smiles, Scratch& scratch, Molecule
                                          : RDKit::Bond::SINGLE;
   }
   clock.lap(FastPathTimes::read);
-  return featurize_arrays(scratch, nullptr, out, clock) == Outcome::done;
+  if (featurize_arrays(scratch, nullptr, out, clock) != Outcome::done) return false;
+  if (!reader_stereo || !marks.any) return true;
+  // The stereo step on arrays, with the marks as RDKit's parse has them (no isotopes: the reader
+  // declines them).
+  scratch.tag.swap(marks.tag);
+  scratch.dir.swap(marks.dir);
+  scratch.isotope.assign(a.n, 0);
+  if (!tagged_atoms_within_path(scratch)) return false;
+  const bool on_arrays = stereo_on_arrays(smiles, scratch, out);
+  clock.lap(FastPathTimes::stereo_arrays);
+  if (!on_arrays) return false;
+  if (times) {
+    ++times->stereo_molecules;
+    ++times->stereo_on_arrays;
+  }
+  return true;
 }
 
 }  // namespace
@@ -564,7 +592,7 @@ bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes
   StepClock clock(times);
   Scratch& scratch = thread_scratch<Scratch>();
   try {
-    if (ogb_graph_from_reader(smiles, scratch, out, clock)) {
+    if (ogb_graph_from_reader(smiles, scratch, out, clock, times)) {
       if (times) {
         ++times->molecules;
         ++times->read_molecules;

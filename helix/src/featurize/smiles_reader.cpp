@@ -37,19 +37,33 @@ bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
 struct OpenRing {
   int atom = -1;
   char symbol = 0;
+  int event = -1;  // its entry in Reader::ring_events_
 };
 
 struct ClosureBond {
   int number, begin, end;
   char symbol;
+  int id;  // order of closing (an index into Reader::closure_bond_)
 };
+
+/// A ring-closure digit written at an atom, in the order written (RDKit's _RingClosures).
+struct RingEvent {
+  int atom, closure;  // closure: ClosureBond::id
+};
+
+bool is_direction(char c) { return c == '/' || c == '\\'; }
 
 class Reader {
  public:
   /// Reads `smiles` into `mol` (see read_smiles_arrays).
-  bool read(const std::string& smiles, MolArrays& mol) {
+  bool read(const std::string& smiles, MolArrays& mol, StereoMarks* stereo) {
     s_ = &smiles;
     mol_ = &mol;
+    stereo_ = stereo;
+    written_tag_.clear();
+    fragment_start_.clear();
+    bond_dir_.clear();
+    ring_events_.clear();
     MolArrays& a = mol;
     a.z.clear();
     a.charge.clear();
@@ -67,6 +81,7 @@ class Reader {
     int previous = -1;  // the atom the next one bonds to (-1 at the start and after '.')
     char pending = 0;   // bond symbol written before the next atom or ring digit
     bool branch_opened = false;  // '(' seen and no atom since: only a bond symbol or an atom may follow
+    bool branch_closed = false;  // ')' seen and no atom since
     const std::string& s = smiles;
     const size_t length = s.size();
     size_t p = 0;
@@ -75,14 +90,16 @@ class Reader {
       if (c == '[' || (c >= 'A' && c <= 'Z') || is_lower(c)) {
         if (!read_atom(p)) return false;
         const int atom = static_cast<int>(a.z.size()) - 1;
+        fragment_start_.push_back(previous < 0);
         if (previous >= 0) {
-          add_bond(a.bond_begin, a.bond_end, previous, atom, pending);
+          if (!add_bond(a.bond_begin, a.bond_end, previous, atom, pending)) return false;
         } else if (pending) {
           return false;  // a bond symbol with nothing before it
         }
         pending = 0;
         previous = atom;
         branch_opened = false;
+        branch_closed = false;
       } else if (c == '(') {
         // RDKit rejects "((" and an empty branch "()" (both found by fast_path_test's fuzz).
         if (previous < 0 || pending || branch_opened) return false;
@@ -93,9 +110,10 @@ class Reader {
         if (branches_.empty() || pending || branch_opened) return false;
         previous = branches_.back();
         branches_.pop_back();
+        branch_closed = true;
         ++p;
-      } else if (c == '-' || c == '=' || c == '#') {
-        if (previous < 0 || pending) return false;
+      } else if (c == '-' || c == '=' || c == '#' || is_direction(c)) {
+        if (previous < 0 || pending || (is_direction(c) && !stereo_)) return false;
         pending = c;
         ++p;
       } else if (c == '.') {
@@ -115,20 +133,30 @@ class Reader {
           ++p;
         }
         if (previous < 0 || branch_opened) return false;
+        // A ring digit after a branch at a tagged atom ("[C@@](C)1"): RDKit's tag then follows the
+        // written place of the digit, not the atom's own place; left to RDKit (found by the fuzz).
+        if (branch_closed && written_tag_[previous]) return false;
+        // Directions written at ring-closure digits: RDKit's CloseMolRings may swap them; left to it.
+        if (is_direction(pending)) return false;
         OpenRing& ring = rings_[number];
         if (ring.atom < 0) {
           ring.atom = previous;
           ring.symbol = pending;
+          ring.event = static_cast<int>(ring_events_.size());
+          ring_events_.push_back({previous, -1});
           ++open_rings;
         } else {
           if (ring.atom == previous) return false;
           if (ring.symbol && pending && ring.symbol != pending) return false;
+          const int id = static_cast<int>(closures_.size());
+          ring_events_[ring.event].closure = id;
+          ring_events_.push_back({previous, id});
           // RDKit's raw parse: the bond begins at the atom where its symbol was written, at the
           // closing atom when none was (checked against RDKit in smiles_reader_test.cpp).
           if (ring.symbol) {
-            closures_.push_back({number, ring.atom, previous, ring.symbol});
+            closures_.push_back({number, ring.atom, previous, ring.symbol, id});
           } else {
-            closures_.push_back({number, previous, ring.atom, pending});
+            closures_.push_back({number, previous, ring.atom, pending, id});
           }
           ring = OpenRing();
           --open_rings;
@@ -145,14 +173,17 @@ class Reader {
     // a bond (RDKit rejects that).
     std::stable_sort(closures_.begin(), closures_.end(),
                      [](const ClosureBond& x, const ClosureBond& y) { return x.number < y.number; });
+    const int chain_bonds = static_cast<int>(a.bond_begin.size());
+    closure_bond_.resize(closures_.size());
     for (const ClosureBond& r : closures_) {
+      closure_bond_[r.id] = static_cast<int>(a.bond_begin.size());
       for (size_t k = 0; k < a.bond_begin.size(); ++k) {
         if ((a.bond_begin[k] == r.begin && a.bond_end[k] == r.end) ||
             (a.bond_begin[k] == r.end && a.bond_end[k] == r.begin)) {
           return false;
         }
       }
-      add_bond(a.bond_begin, a.bond_end, r.begin, r.end, r.symbol);
+      if (!add_bond(a.bond_begin, a.bond_end, r.begin, r.end, r.symbol)) return false;
     }
     for (size_t k = 0; k < a.order.size(); ++k) {
       // A double or triple bond written between two aromatic atoms: left to RDKit.
@@ -165,21 +196,80 @@ class Reader {
       ++a.degree[a.bond_begin[k]];
       ++a.degree[a.bond_end[k]];
     }
-    return true;
+    return !stereo_ || read_stereo(chain_bonds);
   }
 
  private:
-  void add_bond(std::vector<int>& begin, std::vector<int>& end, int i, int j, char symbol) {
+  /// False for a direction between two aromatic atoms (RDKit's '/' bond has no written order:
+  /// aromatic there; left to RDKit).
+  bool add_bond(std::vector<int>& begin, std::vector<int>& end, int i, int j, char symbol) {
     MolArrays& a = *mol_;
+    const bool direction = is_direction(symbol);
+    if (direction && a.aromatic[i] && a.aromatic[j]) return false;
     begin.push_back(i);
     end.push_back(j);
     const bool aromatic = symbol == 0 && a.aromatic[i] && a.aromatic[j];
     a.bond_aromatic.push_back(aromatic);
     a.order.push_back(symbol == '=' ? 2 : symbol == '#' ? 3 : 1);
+    bond_dir_.push_back(symbol == '/' ? 1 : symbol == '\\' ? 2 : 0);
+    return true;
   }
 
-  void push_atom(int z, bool aromatic, bool bracket, int hs, int charge) {
+  /// The chiral tags and bond directions as RDKit's raw parse leaves them, into *stereo_, once
+  /// all bonds are in place (`chain_bonds`: how many bonds are not ring closures). RDKit's
+  /// AdjustAtomChiralityFlags (SmilesParseOps.cpp): the tag as written refers to the neighbours in
+  /// SMILES order (the bond to the atom before, then the ring closures in the order their digits
+  /// are written at the atom, then the bonds to later atoms); the parsed tag refers to the atom's
+  /// bonds in bond-index order, so it is inverted where the one order is an odd permutation of the
+  /// other, and once more where Canon::chiralAtomNeedsTagInversion holds: degree 3 and either the
+  /// first atom of the SMILES with one H ([C@H](F)(Cl)Br: the H is looked down from), or without a
+  /// fourth neighbour (no H) with one ring closure and no multiple bond (declined here).
+  bool read_stereo(int chain_bonds) {
+    const MolArrays& a = *mol_;
+    StereoMarks& marks = *stereo_;
+    marks.tag.assign(a.n, 0);
+    marks.dir.assign(bond_dir_.begin(), bond_dir_.end());
+    marks.any = false;
+    for (int d : marks.dir) marks.any |= d != 0;
+    for (int i = 0; i < a.n; ++i) {
+      if (!written_tag_[i]) continue;
+      marks.any = true;
+      // SMILES order of the atom's bonds: chain bonds sorted by the neighbour's index, with the
+      // ring closures at the atom's own place (a chain neighbour before it is the atom before).
+      std::vector<int>& order = smiles_order_;
+      order.clear();
+      int closures = 0;
+      for (int k = 0; k < chain_bonds; ++k) {
+        if (a.bond_end[k] == i) order.push_back(k);  // the bond from the atom before
+      }
+      for (const RingEvent& e : ring_events_) {
+        if (e.atom != i) continue;
+        order.push_back(closure_bond_[e.closure]);
+        ++closures;
+      }
+      for (int k = 0; k < chain_bonds; ++k) {
+        if (a.bond_begin[k] == i) order.push_back(k);  // bonds to later atoms, in their order
+      }
+      const int degree = static_cast<int>(order.size());
+      const int hs = a.explicit_hs[i];
+      if (degree == 3 && hs != 1 && closures == 1) return false;  // RDKit reads unsaturation there
+      if (degree == 3 && hs == 1 && fragment_start_[i] && i != 0) return false;  // _SmilesStart unclear
+      // Parity of the permutation from bond-index order to SMILES order: its inversions.
+      int inversions = 0;
+      for (int x = 0; x < degree; ++x) {
+        for (int y = x + 1; y < degree; ++y) inversions += order[x] > order[y];
+      }
+      const bool first_with_h = degree == 3 && i == 0 && hs == 1;
+      int tag = written_tag_[i];
+      if ((inversions + first_with_h) % 2) tag = 3 - tag;
+      marks.tag[i] = tag;
+    }
+    return true;
+  }
+
+  void push_atom(int z, bool aromatic, bool bracket, int hs, int charge, int tag = 0) {
     MolArrays& a = *mol_;
+    written_tag_.push_back(tag);
     a.z.push_back(z);
     a.aromatic.push_back(aromatic);
     a.no_implicit.push_back(bracket);
@@ -256,6 +346,19 @@ class Reader {
       return false;  // isotope, '*', ...
     }
     if (z == 1) return false;  // hydrogen atoms: RDKit's removeHs decides what becomes of them
+    // '@' is CHI_TETRAHEDRAL_CCW, '@@' CHI_TETRAHEDRAL_CW as written (before AdjustAtomChiralityFlags);
+    // '@TH1', '@SP', '@OH' ... are left to RDKit.
+    int tag = 0;
+    if (p < length && s[p] == '@') {
+      if (!stereo_) return false;
+      ++p;
+      tag = 2;
+      if (p < length && s[p] == '@') {
+        ++p;
+        tag = 1;
+      }
+      if (p >= length || (s[p] != 'H' && s[p] != '+' && s[p] != '-' && s[p] != ']')) return false;
+    }
     int hs = 0;
     if (p < length && s[p] == 'H') {
       ++p;
@@ -281,12 +384,16 @@ class Reader {
     }
     if (p >= length || s[p] != ']') return false;
     ++p;
-    push_atom(z, aromatic, true, hs, charge);
+    push_atom(z, aromatic, true, hs, charge, tag);
     return true;
   }
 
   const std::string* s_ = nullptr;
   MolArrays* mol_ = nullptr;
+  StereoMarks* stereo_ = nullptr;
+  std::vector<int> written_tag_, bond_dir_, closure_bond_, smiles_order_;
+  std::vector<char> fragment_start_;
+  std::vector<RingEvent> ring_events_;
   OpenRing rings_[100];
   std::vector<ClosureBond> closures_;
   std::vector<int> branches_;
@@ -294,9 +401,9 @@ class Reader {
 
 }  // namespace
 
-bool read_smiles_arrays(const std::string& smiles, MolArrays& mol) {
+bool read_smiles_arrays(const std::string& smiles, MolArrays& mol, StereoMarks* stereo) {
   // The reader's vectors are reused from call to call on the same thread.
-  return thread_scratch<Reader>().read(smiles, mol);
+  return thread_scratch<Reader>().read(smiles, mol, stereo);
 }
 
 }  // namespace sampan::helix

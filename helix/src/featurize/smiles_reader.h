@@ -13,21 +13,39 @@
 //    unless its bond symbol was written at the opening digit (then it begins at the opening atom);
 //  - an unwritten bond between two aromatic atoms is aromatic, otherwise single; '-' '=' '#' as
 //    written (RDKit's raw parse, checked against RDKit in tests/cpp/helix/smiles_reader_test.cpp).
-// Anything else is declined (false) and the caller uses RDKit's parser: stereo ('@', '/', '\'),
-// hydrogen atoms, isotopes, atom classes, '*', ':', '$', '~', '%(nnn)', a bond symbol between two
+//  - stereo marks, where the caller asks for them (StereoMarks): '@' '@@' on bracket atoms as
+//    RDKit's chiral tags after its AdjustAtomChiralityFlags (the tag refers to the atom's bonds in
+//    bond-index order, so the written tag is inverted where the written neighbour order, with the
+//    ring closures at the atom's own place, is an odd permutation of it, and for a first atom
+//    [C@H] of degree 3); '/' '\' as the bond directions ENDUPRIGHT and ENDDOWNRIGHT of the chain
+//    bond they are written on (begin: the atom before). Declined: '@' forms other than '@' '@@',
+//    a degree-3 tagged atom without one H and with one ring closure (RDKit's inversion there also
+//    reads unsaturation), [C@H] starting a fragment after '.', directions on ring closures or
+//    between two aromatic atoms.
+// Anything else is declined (false) and the caller uses RDKit's parser: stereo marks where no
+// StereoMarks is given, hydrogen atoms, isotopes, atom classes, '*', ':', '$', '~', '%(nnn)', a bond symbol between two
 // aromatic atoms other than '-', unclosed rings, a ring closure that would repeat a bond, and
 // every syntax error (so that the message reported is RDKit's).
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "featurize/aromaticity.h"
 
 namespace sampan::helix {
 
+/// Stereo marks as RDKit's raw parse leaves them: `tag` per atom 0 none, 1 CHI_TETRAHEDRAL_CW,
+/// 2 CHI_TETRAHEDRAL_CCW; `dir` per bond 0 NONE, 1 ENDUPRIGHT, 2 ENDDOWNRIGHT; `any` whether any.
+struct StereoMarks {
+  std::vector<int> tag, dir;
+  bool any = false;
+};
+
 /// Reads `smiles` into `mol`'s atoms (z, charge, explicit_hs, aromatic, no_implicit, degree) and
 /// bonds (bond_begin, bond_end, order, bond_aromatic) as RDKit's raw parse has them; n and m set,
-/// valences and radicals left to the caller. False where the SMILES is outside what it reads.
-bool read_smiles_arrays(const std::string& smiles, MolArrays& mol);
+/// valences and radicals left to the caller. With `stereo`, stereo marks are read into it (else a
+/// SMILES with stereo marks is declined). False where the SMILES is outside what it reads.
+bool read_smiles_arrays(const std::string& smiles, MolArrays& mol, StereoMarks* stereo = nullptr);
 
 }  // namespace sampan::helix

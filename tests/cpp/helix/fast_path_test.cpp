@@ -292,7 +292,12 @@ TEST(HelixFastPath, MutatedSmilesAreTakenOnlyWhereBothPathsAgree) {
                                            // what the CIP ranks read: isotopes, map numbers, P=O,
                                            // symmetric branches, ring stereo, charged and odd centres
                                            "[13C@H]", "[2H]", "[C@H:1]", "P(=O)", "C(C)C", "CC", "[C@@H]1",
-                                           "[C@]12", "/C(C)=C(C)/", "[CH2-]", "[C@H+]", "[Si@]"};
+                                           "[C@]12", "/C(C)=C(C)/", "[CH2-]", "[C@H+]", "[Si@]",
+                                           // what sampan's reader reads of stereo marks (chiral tags
+                                           // permuted by ring closures, by the H of a first atom;
+                                           // directions, which it leaves at ring closures)
+                                           "[C@H]2", "[C@@]21", "[C@@H]%10", "[C@](F)1", "/1", "\\2",
+                                           ".[C@H]", "[C@H](F)", "/C", "\\C"};
   const unsigned seed = static_cast<unsigned>(fuzz_setting("SAMPAN_FUZZ_SEED", 7));
   if (!nci.empty()) {
     std::vector<std::string> canonical;

@@ -48,7 +48,13 @@ std::unique_ptr<RDKit::RWMol> rdkit_raw_parse(const std::string& smiles) {
 /// property cache); returns whether the reader took the SMILES.
 bool expect_reader_matches_rdkit(const std::string& smiles) {
   MolArrays a;
-  if (!read_smiles_arrays(smiles, a)) return false;
+  StereoMarks marks;
+  if (!read_smiles_arrays(smiles, a, &marks)) return false;
+  {
+    // Without StereoMarks the reader takes exactly the SMILES without stereo marks, the same way.
+    MolArrays plain;
+    EXPECT_EQ(read_smiles_arrays(smiles, plain), !marks.any) << smiles;
+  }
   std::unique_ptr<RDKit::RWMol> mol = rdkit_raw_parse(smiles);
   EXPECT_TRUE(mol) << smiles << ": read by sampan, rejected by RDKit's parser";
   if (!mol) return true;
@@ -63,7 +69,11 @@ bool expect_reader_matches_rdkit(const std::string& smiles) {
     EXPECT_EQ(a.no_implicit[i] != 0, atom->getNoImplicit()) << smiles << " atom " << i;
     EXPECT_EQ(a.explicit_hs[i], static_cast<int>(atom->getNumExplicitHs())) << smiles << " atom " << i;
     EXPECT_EQ(a.degree[i], static_cast<int>(atom->getDegree())) << smiles << " atom " << i;
-    EXPECT_EQ(atom->getChiralTag(), RDKit::Atom::CHI_UNSPECIFIED) << smiles << " atom " << i;
+    // The chiral tag after RDKit's AdjustAtomChiralityFlags (1 CW, 2 CCW).
+    const RDKit::Atom::ChiralType tag = marks.tag[i] == 1   ? RDKit::Atom::CHI_TETRAHEDRAL_CW
+                                        : marks.tag[i] == 2 ? RDKit::Atom::CHI_TETRAHEDRAL_CCW
+                                                            : RDKit::Atom::CHI_UNSPECIFIED;
+    EXPECT_EQ(atom->getChiralTag(), tag) << smiles << " atom " << i;
     EXPECT_EQ(atom->getIsotope(), 0u) << smiles << " atom " << i;
   }
   for (const RDKit::Bond* b : mol->bonds()) {
@@ -76,7 +86,10 @@ bool expect_reader_matches_rdkit(const std::string& smiles) {
                                        : a.order[k] == 3  ? RDKit::Bond::TRIPLE
                                                           : RDKit::Bond::SINGLE;
     EXPECT_EQ(type, b->getBondType()) << smiles << " bond " << k;
-    EXPECT_EQ(b->getBondDir(), RDKit::Bond::NONE) << smiles << " bond " << k;
+    const RDKit::Bond::BondDir dir = marks.dir[k] == 1   ? RDKit::Bond::ENDUPRIGHT
+                                     : marks.dir[k] == 2 ? RDKit::Bond::ENDDOWNRIGHT
+                                                         : RDKit::Bond::NONE;
+    EXPECT_EQ(b->getBondDir(), dir) << smiles << " bond " << k;
   }
   // The valence table against RDKit's strict property cache on the same parse.
   a.build_incidence();
@@ -119,6 +132,40 @@ TEST(HelixSmilesReader, SameAsRdkitRawParseOnChosenSmiles) {
   int taken = 0;
   for (const std::string& s : smiles) taken += expect_reader_matches_rdkit(s);
   EXPECT_EQ(taken, static_cast<int>(smiles.size())) << "the reader declined SMILES it is meant to read";
+}
+
+TEST(HelixSmilesReader, StereoMarksAsRdkitRawParseOnChosenSmiles) {
+  RDLog::LogStateSetter quiet;
+  // Chiral tags as RDKit's AdjustAtomChiralityFlags leaves them: the tag as written, inverted
+  // where the written neighbour order (ring closures at the atom's place) is an odd permutation
+  // of the bond-index order, and for a first atom [C@H] of degree 3. Chosen: the centre first,
+  // in the middle, last; with H and without; one, two and three ring closures at the centre, in
+  // either order of their digits, opening and closing, with ring numbers out of order (bond
+  // indices by ring number); closures written before a branch; charged centres; two tags in one
+  // ring; directions on chain bonds, in branches, both ends, conflicting.
+  const std::vector<std::string> smiles = {
+      "C[C@H](O)N", "C[C@@H](O)N", "[C@H](C)(O)N", "[C@@H](C)(O)N", "[C@](C)(O)(N)F", "[C@@](C)(O)(N)F",
+      "F[C@](Cl)(Br)I", "F[C@@](Cl)(Br)I", "N[C@@H](C)C(=O)O", "OC(=O)[C@H](N)C", "C[C@H]1CCCO1",
+      "C[C@@H]1CCCO1", "C1CCO[C@@H]1C", "C1CCO[C@H]1C", "[C@H]1(C)CCCO1", "[C@@H]12CCC1CC2",
+      "C[C@]12CCC1CC2", "C[C@@]21CCC1CC2", "C[C@]1(O)CCC2CCC12", "C2CC[C@]1(C)CCC12", "C[C@@H]2CC1CC12",
+      "C1C[C@H]2C[C@@H]1C2", "C[C@H]1CC[C@@H](C)CC1", "C[C@@H]1CC[C@@H](C)CC1", "C[C@H]1CC%10CC[C@@H]1%10",
+      "C[C@H]3CC2CC1CC[C@@]12C3", "C[N@@+](C)(O)CC", "C[C@H](O)[C@@H](O)C", "OC[C@H]1O[C@@H](O)[C@H](O)[C@@H](O)[C@@H]1O",
+      "C[C@@H](c1ccccc1)N", "c1ccccc1[C@H](C)N", "C[C@H](Cl)C1CC1", "F/C=C/F", "F/C=C\\F", "F\\C=C/F",
+      "C(/F)=C/F", "C/C=C(/F)C", "C/C=C/C=C/C", "CC/C(C)=C(\\C)C", "F/C=C/C[C@H](O)C", "C/C(F)=C/C",
+      "C[C@H](F)/C=C/C", "C/C=C/[C@@H](C)O", "CC(C)/C=N/O", "C1CC/C=C/CCC1", "[C@H](F)(Cl)C.O", "O.C[C@H](F)Cl",
+  };
+  int taken = 0;
+  for (const std::string& s : smiles) taken += expect_reader_matches_rdkit(s);
+  EXPECT_EQ(taken, static_cast<int>(smiles.size())) << "the reader declined stereo-marked SMILES it is meant to read";
+  // Left to RDKit: directions at ring closures or between aromatic atoms, '@' forms other than
+  // '@' '@@', a degree-3 centre without H with one ring closure, [C@H] starting a later fragment.
+  for (const std::string& s : {"C/1CCCCCC/C=C1", "C1CCCCCC/C=C/1", "c1cc/c(F)cc1", "C[C@TH1](O)(F)Cl",
+                               "C[C@SP1](F)(Cl)Br", "C[S@]1CCC1", "O.[C@H](F)(Cl)C", "C[C@@@H](O)N",
+                               "OCC[C@@](C)1OCC1", "C[C@H](F)1CC1"}) {
+    MolArrays a;
+    StereoMarks marks;
+    EXPECT_FALSE(read_smiles_arrays(s, a, &marks)) << "'" << s << "' should be left to RDKit";
+  }
 }
 
 TEST(HelixSmilesReader, DeclinesWhatItDoesNotModel) {
