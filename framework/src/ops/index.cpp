@@ -65,6 +65,26 @@ Shape take_shape(const Shape& x, int64_t d, const Shape& index) {
   return s;
 }
 
+#if defined(SAMPAN_CUDA_KERNELS)
+// What the CUDA twins of the row updates (index_add, index_copy) check on the host before their
+// launch: the index comes back to be read; x and src must be dense and src already of its full
+// shape and x's dtype (no broadcasting or casting on the GPU yet).
+struct CudaRowUpdate {
+  AxisSplit split;
+  std::vector<int64_t> idx;
+};
+CudaRowUpdate prepare_cuda_row_update(const char* op, const Tensor& x, int64_t axis, const Tensor& index,
+                                      const Tensor& src) {
+  const int64_t d = normalize_axis(axis, x.dim());
+  CudaRowUpdate p{split_at(x.shape(), d), {}};
+  p.idx = read_indices(op, cuda_support::index_to_host(op, "index", index), p.split.n, axis);
+  cuda_support::require_contiguous(op, "x", x);
+  cuda_support::require_contiguous(op, "src", src);
+  cuda_support::require_exact_src(op, take_shape(x.shape(), d, index.shape()), x.dtype(), src);
+  return p;
+}
+#endif
+
 // One element type per item size: data movement does not care what the bytes mean.
 struct Bytes16 { uint64_t lo, hi; };
 template <class F> void visit_itemsize(size_t size, F f) {
@@ -235,16 +255,12 @@ SAMPAN_OP(core, index_add)
                    [](auto& dst, auto v) { kernels::fold_segment_sum(dst, v); });  // the CUDA twin's fold too
     })
 #if defined(SAMPAN_CUDA_KERNELS)
-    // The CUDA twin (../kernels/index_kernels.cu): the index comes back to the host to be checked;
-    // src must already have its full shape there (no broadcasting on the GPU yet).
+    // The CUDA twin (../kernels/index_kernels.cu), after prepare_cuda_row_update's host checks.
     .cuda([](const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, Tensor& out) {
       const char* op = "index_add";
-      const int64_t d = normalize_axis(axis, x.dim());
-      const AxisSplit s = split_at(x.shape(), d);
-      auto idx = read_indices(op, cuda_support::index_to_host(op, "index", index), s.n, axis);
-      cuda_support::require_contiguous(op, "x", x);
-      cuda_support::require_contiguous(op, "src", src);
-      cuda_support::require_exact_src(op, take_shape(x.shape(), d, index.shape()), x.dtype(), src);
+      const CudaRowUpdate p = prepare_cuda_row_update(op, x, axis, index, src);
+      const AxisSplit& s = p.split;
+      const std::vector<int64_t>& idx = p.idx;
       cuda_support::visit_cuda_dtype(x.dtype(), op, false, [&](auto tag) {
         using T = typename decltype(tag)::type;
         cuda_support::run_device([&] {
@@ -283,16 +299,12 @@ SAMPAN_OP(core, index_copy)
       });
     })
 #if defined(SAMPAN_CUDA_KERNELS)
-    // The CUDA twin (../kernels/index_kernels.cu): the index comes back to the host to be checked;
-    // src must already have its full shape and x's dtype there (no broadcasting or casting on the GPU yet).
+    // The CUDA twin (../kernels/index_kernels.cu), after prepare_cuda_row_update's host checks.
     .cuda([](const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, Tensor& out) {
       const char* op = "index_copy";
-      const int64_t d = normalize_axis(axis, x.dim());
-      const AxisSplit s = split_at(x.shape(), d);
-      auto idx = read_indices(op, cuda_support::index_to_host(op, "index", index), s.n, axis);
-      cuda_support::require_contiguous(op, "x", x);
-      cuda_support::require_contiguous(op, "src", src);
-      cuda_support::require_exact_src(op, take_shape(x.shape(), d, index.shape()), x.dtype(), src);
+      const CudaRowUpdate p = prepare_cuda_row_update(op, x, axis, index, src);
+      const AxisSplit& s = p.split;
+      const std::vector<int64_t>& idx = p.idx;
       cuda_support::run_device([&] {
         kernels::index_copy_rows_cuda(x.raw_data(), s.outer, s.n, s.inner, x.itemsize(), idx.data(),
                                       static_cast<int64_t>(idx.size()), src.raw_data(), out.raw_data());
