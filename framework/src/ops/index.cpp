@@ -259,13 +259,11 @@ SAMPAN_OP(core, index_add)
     .cuda([](const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, Tensor& out) {
       const char* op = "index_add";
       const CudaRowUpdate p = prepare_cuda_row_update(op, x, axis, index, src);
-      const AxisSplit& s = p.split;
-      const std::vector<int64_t>& idx = p.idx;
       cuda_support::visit_cuda_dtype(x.dtype(), op, false, [&](auto tag) {
         using T = typename decltype(tag)::type;
         cuda_support::run_device([&] {
-          kernels::index_add_rows_cuda<T>(x.data<T>(), s.outer, s.n, s.inner, idx.data(), static_cast<int64_t>(idx.size()),
-                                          src.data<T>(), out.data<T>());
+          kernels::index_add_rows_cuda<T>(x.data<T>(), p.split.outer, p.split.n, p.split.inner, p.idx.data(),
+                                          static_cast<int64_t>(p.idx.size()), src.data<T>(), out.data<T>());
         });
       });
     })
@@ -303,11 +301,9 @@ SAMPAN_OP(core, index_copy)
     .cuda([](const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, Tensor& out) {
       const char* op = "index_copy";
       const CudaRowUpdate p = prepare_cuda_row_update(op, x, axis, index, src);
-      const AxisSplit& s = p.split;
-      const std::vector<int64_t>& idx = p.idx;
       cuda_support::run_device([&] {
-        kernels::index_copy_rows_cuda(x.raw_data(), s.outer, s.n, s.inner, x.itemsize(), idx.data(),
-                                      static_cast<int64_t>(idx.size()), src.raw_data(), out.raw_data());
+        kernels::index_copy_rows_cuda(x.raw_data(), p.split.outer, p.split.n, p.split.inner, x.itemsize(), p.idx.data(),
+                                      static_cast<int64_t>(p.idx.size()), src.raw_data(), out.raw_data());
       });
     })
 #endif
