@@ -157,6 +157,10 @@ TensorSpec gather_add_scatter_spec(const TensorSpec& x, const TensorSpec& gather
   if (!is_integral(gather.dtype))
     throw TypeError(std::string(op) + ": gather_index must be an int32 or int64 tensor, got " + dtype_name(gather.dtype));
   if (gather.dim() != 1) throw ValueError(std::string(op) + ": gather_index must be 1-D, got shape " + shape_str(gather.shape));
+  if (scatter.dim() == 1 && scatter.shape[0] != gather.shape[0])
+    throw ValueError(std::string(op) + ": gather_index has " + std::to_string(gather.shape[0]) +
+                     " entries but scatter_index has " + std::to_string(scatter.shape[0]) +
+                     " (one source and one destination per message)");
   TensorSpec rows{Shape{gather.shape[0]}, x.dtype, x.device};  // one message per gather entry
   TensorSpec s = segment_spec(op, rows, scatter, num_segments, x.dtype);
   Shape out = x.shape;
