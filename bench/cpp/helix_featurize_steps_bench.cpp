@@ -10,7 +10,9 @@
 //  2. the steps of sampan's fast path (helix/src/featurize/ogb_fast.cpp), and how many molecules
 //     it took (the others go through the full path: parse_smiles, i.e. the steps of 1 without
 //     the stereo perception where there are no stereo marks);
-//  3. molecules per second of the full path alone and of featurize_smiles (fast path first).
+//  3. molecules per second of the full path alone and of featurize_smiles (fast path first);
+//  4. the molecules by why they left sampan's reader or the fast path, with their CPU time
+//     (SAMPAN_STEPS_EXAMPLES=k also prints k SMILES of each reason).
 // Best of REPEATS per step.
 #include <GraphMol/GraphMol.h>
 #include <GraphMol/MolOps.h>
@@ -22,6 +24,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -126,6 +129,57 @@ void rdkit_steps(const std::vector<std::string>& smiles, int repeats) {
   print_rows("RDKit SmilesToMol step by step (what Chem.MolFromSmiles runs):", names, best, smiles.size());
 }
 
+/// Molecules by why they left sampan's reader (for RDKit's parse) and why they left the fast
+/// path (for the full path): count, their CPU time per molecule (the whole molecule, best of the
+/// repeats) and their share of the set's time; what each costs beyond a molecule read by sampan's
+/// reader is (us/mol - the reader's us/mol) * count. SAMPAN_STEPS_EXAMPLES=k prints k SMILES of each.
+void print_declines(const std::vector<std::string>& smiles, const std::vector<double>& seconds,
+                    const std::vector<const char*>& reader_decline, const std::vector<const char*>& decline) {
+  struct Row {
+    int64_t count = 0;
+    double seconds = 0;
+    std::vector<size_t> examples;
+  };
+  const char* env = std::getenv("SAMPAN_STEPS_EXAMPLES");
+  const size_t examples = env ? std::strtoul(env, nullptr, 10) : 0;
+  std::map<std::string, Row> rows;
+  Row reader_taken;
+  double total = 0;
+  for (size_t i = 0; i < smiles.size(); ++i) {
+    total += seconds[i];
+    std::string key;
+    if (decline[i]) {
+      key = std::string("full path:    ") + decline[i];
+      if (reader_decline[i]) key += std::string("  [reader: ") + reader_decline[i] + "]";
+    } else if (reader_decline[i]) {
+      key = std::string("RDKit parse:  ") + reader_decline[i];
+    } else {
+      ++reader_taken.count;
+      reader_taken.seconds += seconds[i];
+      continue;
+    }
+    Row& row = rows[key];
+    ++row.count;
+    row.seconds += seconds[i];
+    if (row.examples.size() < examples) row.examples.push_back(i);
+  }
+  const double reader_us = reader_taken.count ? 1e6 * reader_taken.seconds / reader_taken.count : 0;
+  std::printf("molecules by where they went and why (CPU time of the whole molecule, best of the repeats):\n");
+  std::printf("  %6lld  %7.1f us/mol  %5.1f%% of the time  taken through sampan's reader\n",
+              static_cast<long long>(reader_taken.count), reader_us, 100 * reader_taken.seconds / total);
+  std::vector<std::pair<std::string, Row>> sorted(rows.begin(), rows.end());
+  std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) {
+    return x.second.seconds > y.second.seconds;
+  });
+  for (const auto& [key, row] : sorted) {
+    const double us = 1e6 * row.seconds / row.count;
+    std::printf("  %6lld  %7.1f us/mol  %5.1f%% of the time  (%.1f%% beyond the reader's cost)  %s\n",
+                static_cast<long long>(row.count), us, 100 * row.seconds / total,
+                100 * (row.seconds - row.count * reader_us * 1e-6) / total, key.c_str());
+    for (size_t i : row.examples) std::printf("            %s\n", smiles[i].c_str());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -150,17 +204,28 @@ int main(int argc, char** argv) {
   // The fast path, step by step; molecules it does not take are timed through the full path.
   std::vector<double> best(FastPathTimes::num_steps + 1, 1e300);
   int64_t taken = 0, read = 0, stereo = 0, stereo_arrays = 0;
+  // Per molecule: its whole CPU time (fast path attempt plus the full path where declined), best
+  // of the repeats, and why it left sampan's reader and the fast path (FastPathTimes).
+  std::vector<double> molecule_seconds(n, 1e300);
+  std::vector<const char*> reader_decline(n, nullptr), decline(n, nullptr);
   for (int r = 0; r < repeats; ++r) {
     FastPathTimes times;
     double full = 0;
     MoleculeGraph graph;
-    for (const std::string& s : smiles) {
-      if (ogb_graph_fast(s, graph, &times)) continue;
-      const double a = cpu_now();
-      std::string reason;
-      std::unique_ptr<RDKit::ROMol> mol = parse_smiles(s, reason);
-      if (mol) molecule_graph(*mol, FeaturizerKind::ogb, graph);
-      full += cpu_now() - a;
+    for (size_t i = 0; i < n; ++i) {
+      const std::string& s = smiles[i];
+      const double start = cpu_now();
+      const bool fast = ogb_graph_fast(s, graph, &times);
+      reader_decline[i] = times.reader_decline;
+      decline[i] = times.decline;
+      if (!fast) {
+        const double a = cpu_now();
+        std::string reason;
+        std::unique_ptr<RDKit::ROMol> mol = parse_smiles(s, reason);
+        if (mol) molecule_graph(*mol, FeaturizerKind::ogb, graph);
+        full += cpu_now() - a;
+      }
+      molecule_seconds[i] = std::min(molecule_seconds[i], cpu_now() - start);
     }
     taken = times.molecules;
     read = times.read_molecules;
@@ -177,6 +242,7 @@ int main(int argc, char** argv) {
               static_cast<long long>(stereo), static_cast<long long>(stereo_arrays),
               static_cast<long long>(stereo - stereo_arrays));
   print_rows("sampan 'ogb' featurization step by step (per molecule of the input):", names, best, n);
+  print_declines(smiles, molecule_seconds, reader_decline, decline);
 
   double full_best = 1e300, all_best = 1e300;
   for (int r = 0; r < repeats; ++r) {

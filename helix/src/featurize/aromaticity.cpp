@@ -111,7 +111,9 @@ bool aromatic_candidate(const MolArrays& mol, int i, Donor donor, bool& uncertai
     }
     if (mol.explicit_valence[i] + mol.implicit_valence[i] > Elements::get().default_valence[effective]) return false;
   }
-  if (mol.radicals[i] && z != 6) return false;
+  // Radicals disqualify heteroatoms and charged carbons (RDKit GitHub issues 432 and 1936; the
+  // charged carbon found by fast_path_test's fuzz: "C1=CC=C([C+]C=C1)C" is not aromatic).
+  if (mol.radicals[i] && (z != 6 || mol.charge[i] != 0)) return false;
   if (mol.explicit_valence[i] - mol.degree[i] > 1) {
     int multiple = 0;
     for (int p = mol.start[i]; p < mol.start[i + 1]; ++p) multiple += mol.order[mol.incident[p]] >= 2;
@@ -132,7 +134,7 @@ void electron_range(Donor d, int& lo, int& hi) {
 
 /// Kekulé form: atoms still waiting for a double bond (reused from call to call on each thread).
 struct KekuleScratch {
-  std::vector<char> waiting;
+  std::vector<char> waiting, ring_aromatic;
 };
 
 /// Arrays reused from call to call on each thread.
@@ -210,13 +212,22 @@ void MolArrays::build_incidence() {
 bool kekulize_arrays(MolArrays& mol, std::vector<char>& double_bond) {
   double_bond.assign(mol.m, 0);
   bool any_aromatic = false;
+  KekuleScratch& scratch = thread_scratch<KekuleScratch>();
+  // The aromatic bonds that can take a double bond: those in rings. An aromatic bond outside every
+  // ring (the unwritten bond between two aromatic rings, "c1ccccc1c1ccccc1": RDKit's parse makes
+  // it aromatic) stays single in RDKit's Kekulé form and ends a plain single bond (RDKit fails to
+  // kekulize "c1cccc1c1cccc1", whose only Kekulé form needs it double), and counts one towards its
+  // atoms' single-bond order sum as any aromatic bond does.
+  std::vector<char>& ring_aromatic = scratch.ring_aromatic;
+  ring_aromatic.assign(mol.m, 0);
   for (int k = 0; k < mol.m; ++k) {
     if (!mol.bond_aromatic[k]) continue;
-    // An aromatic bond must join aromatic atoms inside a ring (RDKit rejects the others).
-    if (!mol.aromatic[mol.bond_begin[k]] || !mol.aromatic[mol.bond_end[k]] || !mol.bond_in_ring[k]) return false;
+    // An aromatic bond must join aromatic atoms (RDKit rejects the others).
+    if (!mol.aromatic[mol.bond_begin[k]] || !mol.aromatic[mol.bond_end[k]]) return false;
+    ring_aromatic[k] = mol.bond_in_ring[k];
     any_aromatic = true;
   }
-  std::vector<char>& waiting = thread_scratch<KekuleScratch>().waiting;
+  std::vector<char>& waiting = scratch.waiting;
   waiting.assign(mol.n, 0);
   for (int i = 0; i < mol.n; ++i) {
     if (!mol.aromatic[i]) continue;
@@ -226,9 +237,10 @@ bool kekulize_arrays(MolArrays& mol, std::vector<char>& double_bond) {
     int single_order = mol.total_hs(i);
     for (int p = mol.start[i]; p < mol.start[i + 1]; ++p) {
       const int k = mol.incident[p];
-      ring_bond |= mol.bond_aromatic[k] != 0;
+      ring_bond |= ring_aromatic[k] != 0;
       single_order += mol.bond_aromatic[k] ? 1 : mol.order[k];
     }
+    // An aromatic atom without an aromatic ring bond: RDKit rejects it outside rings; left to it.
     if (!ring_bond) return false;
     const int charge = mol.charge[i];
     int dv = Elements::get().default_valence[mol.z[i]] + charge;
@@ -244,7 +256,7 @@ bool kekulize_arrays(MolArrays& mol, std::vector<char>& double_bond) {
   }
   if (!any_aromatic) return true;
   long steps = 0;
-  if (!match_all(mol, mol.bond_aromatic, waiting, double_bond, steps)) return false;
+  if (!match_all(mol, ring_aromatic, waiting, double_bond, steps)) return false;
   // The Kekulé form: aromatic bonds single or double.
   for (int k = 0; k < mol.m; ++k) {
     if (mol.bond_aromatic[k]) mol.order[k] = double_bond[k] ? 2 : 1;

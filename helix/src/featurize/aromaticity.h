@@ -5,12 +5,14 @@
 //  - Kekulé form: an aromatic atom takes a double bond when its default valence (raised through
 //    its allowed valences while its total valence exceeds it; plus its charge) equals its
 //    single-bond order sum (aromatic bonds counted 1, hydrogens included) plus one; the double
-//    bonds are a perfect matching of those atoms over the aromatic bonds.
+//    bonds are a perfect matching of those atoms over the aromatic ring bonds (an aromatic bond
+//    outside rings, as RDKit's parse makes the unwritten bond between two aromatic rings, stays
+//    single).
 //  - Donor types from electrons available to the pi system (countAtomElec: default valence minus
 //    total degree, plus lone pairs net of charge, minus radicals; at most one with a multiple
 //    bond), an exocyclic multiple bond to a more electronegative atom taking one; candidates are
-//    atoms up to Ar (plus Se, Te) not above their default valence, without radicals (except C) and
-//    with at most one multiple bond.
+//    atoms up to Ar (plus Se, Te) not above their default valence, without radicals (except on a
+//    neutral C) and with at most one multiple bond.
 //  - Rings (the SSSR) whose atoms are all candidates are grouped into fused systems (rings
 //    sharing a bond, rings of at most 24 atoms); in each, every connected combination of up to 6
 //    rings is tested by Huckel's rule over the union of its atoms (4n+2 within the donors' electron

@@ -183,6 +183,11 @@ bool legacy_stereo_on_arrays(const MolArrays& a, const std::vector<RDKit::Bond::
                              const std::vector<int>& tag, const std::vector<int>& dir, const std::vector<int>& isotope,
                              LegacyStereoScratch& s, std::vector<int>& chirality, std::vector<int>& bond_stereo) {
   const int n = a.n, m = a.m;
+  s.why = nullptr;
+  auto decline = [&s](const char* why) {
+    s.why = why;
+    return false;
+  };
   // Tagged atoms: only neutral carbons with four heavy neighbours, or three and one hydrogen
   // (always legal centres; RDKit's rules for N, P, S, As, Se and unusual valences are not
   // re-stated here).
@@ -190,9 +195,11 @@ bool legacy_stereo_on_arrays(const MolArrays& a, const std::vector<RDKit::Bond::
   for (int i = 0; i < n; ++i) {
     if (!tag[i]) continue;
     any_tag = true;
-    if (a.z[i] != 6 || a.charge[i] != 0 || a.radicals[i] != 0) return false;
+    if (a.z[i] != 6 || a.charge[i] != 0 || a.radicals[i] != 0) return decline("stereo: tagged atom not a neutral C");
     const int hs = a.total_hs(i);
-    if (!((a.degree[i] == 4 && hs == 0) || (a.degree[i] == 3 && hs == 1))) return false;
+    if (!((a.degree[i] == 4 && hs == 0) || (a.degree[i] == 3 && hs == 1))) {
+      return decline("stereo: tagged C without 4 heavy neighbours or 3 and an H");
+    }
   }
   // The pairs of atoms whose order decides something: the neighbours of each tagged atom, and
   // the two other neighbours at each end of a double bond with directions around both ends.
@@ -225,7 +232,7 @@ bool legacy_stereo_on_arrays(const MolArrays& a, const std::vector<RDKit::Bond::
     add_neighbour_pairs(e, k);
   }
   std::vector<int>& ranks = s.ranks;
-  if (!legacy_cip_ranks(a, type, isotope, s, ranks, &pairs)) return false;
+  if (!legacy_cip_ranks(a, type, isotope, s, ranks, &pairs)) return decline("stereo: CIP ranks beyond the packed keys");
 
   // First pass (assignAtomChiralCodes, assignBondStereoCodes on the constitutional ranks).
   bool changed = false, unresolved = false;
@@ -257,7 +264,7 @@ bool legacy_stereo_on_arrays(const MolArrays& a, const std::vector<RDKit::Bond::
     if (begin_end.state == DoubleBondEnd::no_direction || end_end.state == DoubleBondEnd::no_direction) continue;
     // Directions at both ends of a ring double bond: its smallest ring (stereo only from 8 atoms
     // up) would decide.
-    if (a.bond_in_ring[k]) return false;
+    if (a.bond_in_ring[k]) return decline("stereo: ring double bond with directions at both ends");
     if (begin_end.state == DoubleBondEnd::tied || end_end.state == DoubleBondEnd::tied) {
       unresolved = true;
       continue;
@@ -266,7 +273,8 @@ bool legacy_stereo_on_arrays(const MolArrays& a, const std::vector<RDKit::Bond::
     if (begin_end.conflict || end_end.conflict) continue;
     bond_stereo[k] = begin_end.direction == end_end.direction ? 1 /* Z */ : 2 /* E */;
   }
-  if (unresolved && changed) return false;  // a re-ranking pass could separate the tied ones
+  // A re-ranking pass could separate the tied ones.
+  if (unresolved && changed) return decline("stereo: tie beside a labelled centre or bond (re-ranking)");
   if (!unresolved) return true;
 
   // Nothing was assigned: the ranks stay constitutional. Tied tagged atoms lose their tag unless

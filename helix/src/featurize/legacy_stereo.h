@@ -47,6 +47,7 @@ struct LegacyStereoScratch {
   std::vector<Key> keys;
   std::vector<int> ranks, order, nbr, system_of, invariant, pairs;
   std::vector<char> tied, candidate;
+  const char* why = nullptr;  // why legacy_stereo_on_arrays last declined (for the steps bench)
 };
 
 /// Inputs beyond `mol` (the final molecule: atoms, bonds, total hydrogens, bond_in_ring set):

@@ -52,6 +52,11 @@ struct FastPathTimes {
   int64_t read_molecules = 0;  // of which through sampan's reader (no RDKit molecule)
   int64_t stereo_molecules = 0;   // of which with stereo marks
   int64_t stereo_on_arrays = 0;   // of which settled on arrays (legacy_stereo.h), not by RDKit
+  // Why the last molecule left sampan's reader for RDKit's parse (null: it did not), and why it
+  // then left the fast path for the full path (null: it did not); fixed strings, for the steps
+  // bench's counts per reason.
+  const char* reader_decline = nullptr;
+  const char* decline = nullptr;
 };
 /// With `declined`, a molecule declined before any change to RDKit's parse is handed back there
 /// (for sanitize_parsed, saving a second parse); it stays null otherwise.

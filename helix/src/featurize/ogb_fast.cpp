@@ -13,17 +13,20 @@
 // where cleanUp cannot change anything (stereo marks included: the reader gives the chiral tags
 // and bond directions of RDKit's parse, and the stereo step on arrays decides them where certain);
 // otherwise (H atoms, isotopes, nitro groups written 5-valent, stereo that RDKit's own step must
-// decide, ...) and wherever a later step needs RDKit's molecule (an SSSR that is not unique,
-// Kekulé-written aromatics), from RDKit's parse (sanitize=false), cleanUp and strict
+// decide, ...) and wherever a later step needs RDKit's molecule (an SSSR that is not unique),
+// from RDKit's parse (sanitize=false), cleanUp and strict
 // property cache (which decide charges, valences, hydrogen counts and valence errors). Then:
 //  - rings: find_unique_sssr (ring_finder.h) where the SSSR is provably unique, RDKit's
 //    symmetrizeSSSR otherwise;
 //  - Kekulé form and aromaticity: RDKit's rules on arrays (aromaticity.h), then RDKit's own
 //    assignRadicals on the Kekulé bond orders (only where bracket atoms exist);
 //  - the molecule is taken only when the perceived aromatic atoms and bonds are exactly those
-//    written: then the final molecule is the written one, so adjustHs and the second property
-//    cache pass change nothing (hydrogen counts and valences are those of the first pass), and
-//    no Kekulé bond shows in the features;
+//    written (then the final molecule is the written one, so adjustHs and the second property
+//    cache pass change nothing: hydrogen counts and valences are those of the first pass), or
+//    when perception only adds aromatic rings (Kekulé-written ones) and turns aromatic bonds
+//    outside rings single (then adjustHs and the property cache of the final form come from
+//    RDKit's valence table on the reader's path, from RDKit itself on RDKit's parse, where only
+//    wholly Kekulé-written molecules are taken): either way no Kekulé bond shows in the features;
 //  - setConjugation and setHybridization on arrays by RDKit's rules (ConjugHybrid.cpp: a bond is
 //    conjugated when aromatic, or when it joins a multiple or aromatic bond through an atom with
 //    2-3 substituents to a neighbour with at most 3, both able to conjugate; hybridization from
@@ -36,8 +39,8 @@
 //    properties they read are set from the arrays (apply_rdkit_stereo), instead of RDKit's whole
 //    sanitization first.
 // Anything else goes to the full path (parse_smiles, RDKit throughout): H atoms, chiral tags other
-// than '@' '@@', bond stereo, query or dative bonds, aromaticity perceived other than written
-// (e.g. Kekulé-written benzene), dummy aromatic atoms, any RDKit error (so that the message is
+// than '@' '@@', bond stereo, query or dative bonds, written aromatic rings that RDKit does not
+// keep aromatic (their Kekulé bonds would show), dummy aromatic atoms, any RDKit error (so that the message is
 // RDKit's). tests/cpp/helix/fast_path_test.cpp compares both paths molecule by molecule, and
 // bench/helix/compare_ogb.py the result with OGB's smiles2graph on every MoleculeNet molecule.
 #include <GraphMol/GraphMol.h>
@@ -144,6 +147,7 @@ struct Scratch {
   std::vector<int> tag, dir, isotope, chirality, bond_stereo;
   LegacyStereoScratch legacy;
   StereoMarks marks;  // as sampan's reader reads them
+  const char* why = nullptr;  // why the last step declined (a fixed string; FastPathTimes's counts)
 };
 
 int find_root(std::vector<int>& parent, int i) {
@@ -222,6 +226,14 @@ enum class Outcome { done, declined, needs_rdkit };
 /// parsed, with RDKit's property cache values). `mol` is RDKit's molecule where there is one (the
 /// RDKit-parse path), null on sampan's reader's path.
 Outcome featurize_arrays(Scratch& scratch, RDKit::RWMol* mol, MoleculeGraph& out, StepClock& clock) {
+  auto declined = [&scratch](const char* why) {
+    scratch.why = why;
+    return Outcome::declined;
+  };
+  auto needs_rdkit = [&scratch](const char* why) {
+    scratch.why = why;
+    return Outcome::needs_rdkit;
+  };
   MolArrays& a = scratch.mol;
   const int n = a.n, m = a.m;
   std::vector<RDKit::Bond::BondType>& type = scratch.type;
@@ -239,7 +251,7 @@ Outcome featurize_arrays(Scratch& scratch, RDKit::RWMol* mol, MoleculeGraph& out
   // Kekulé form, radicals on it (RDKit's assignRadicals reads bond orders), aromaticity.
   std::vector<char>& double_bond = scratch.double_bond;
   scratch.written_valence.assign(a.explicit_valence.begin(), a.explicit_valence.end());
-  if (!kekulize_arrays(a, double_bond)) return Outcome::declined;
+  if (!kekulize_arrays(a, double_bond)) return declined("Kekule form not certain on arrays (or none)");
   clock.lap(FastPathTimes::kekulize);
   // assignRadicals only looks at atoms without implicit hydrogens (bracket atoms), and reads bond
   // orders: where such an atom has aromatic bonds, it runs on the Kekulé bond types (as in
@@ -255,7 +267,7 @@ Outcome featurize_arrays(Scratch& scratch, RDKit::RWMol* mol, MoleculeGraph& out
     for (int i = 0; i < n; ++i) {
       if (!a.no_implicit[i]) continue;
       a.radicals[i] = rdkit_radicals(a, i, double_bond);
-      if (a.radicals[i] < 0) return Outcome::needs_rdkit;
+      if (a.radicals[i] < 0) return needs_rdkit("radicals outside the table's range");
     }
   } else if (any_no_implicit) {
     if (kekule_needed) {
@@ -280,7 +292,7 @@ Outcome featurize_arrays(Scratch& scratch, RDKit::RWMol* mol, MoleculeGraph& out
   std::vector<FoundRing>& rings = scratch.rings;
   if (!find_aromaticity_rings(scratch)) {
     // Not provably unique: RDKit's own ring set.
-    if (!mol) return Outcome::needs_rdkit;
+    if (!mol) return needs_rdkit("SSSR of an aromatic ring system not unique");
     RDKit::VECT_INT_VECT symmetrized;
     RDKit::MolOps::symmetrizeSSSR(*mol, symmetrized);
     const auto& atom_rings = mol->getRingInfo()->atomRings();
@@ -293,30 +305,50 @@ Outcome featurize_arrays(Scratch& scratch, RDKit::RWMol* mol, MoleculeGraph& out
   }
   std::vector<char>&perceived_atoms = scratch.perceived_atoms, &perceived_bonds = scratch.perceived_bonds;
   int largest_system = 0;
-  if (!perceive_aromaticity(a, rings, perceived_atoms, perceived_bonds, largest_system)) return Outcome::declined;
+  if (!perceive_aromaticity(a, rings, perceived_atoms, perceived_bonds, largest_system)) {
+    return declined("aromaticity: fused system too large or not ortho-fused");
+  }
   // Taken where RDKit's perception gives back exactly what was written (then the molecule ends
   // in its written form: no Kekulé bond shows, and hydrogen counts and valences are those computed
   // above), or where nothing was written aromatic (Kekulé-written benzene: the Kekulé form is the
   // written one; the perceived aromaticity is then set on the molecule and RDKit's adjustHs and
-  // strict property cache give the final hydrogen counts, as in its sanitization).
-  bool written_aromatic = false, same = true;
+  // strict property cache give the final hydrogen counts, as in its sanitization). On sampan's
+  // reader also where every atom and ring bond written aromatic stays aromatic and more becomes
+  // aromatic (a Kekulé-written ring beside written aromatic ones: chromone's pyranone ring), and
+  // where aromatic bonds outside rings become single (biphenyl written "c1ccccc1c1ccccc1"): no
+  // Kekulé bond shows there either (what RDKit's Kekulé form does not keep aromatic was written
+  // single, double or triple), and the final hydrogen counts come from RDKit's valence table
+  // (rdkit_adjust_hs). RDKit's parse declines those, as before.
+  bool written_aromatic = false, same = true, lost = false;
   for (int i = 0; i < n; ++i) {
     written_aromatic |= a.aromatic[i] != 0;
     same &= perceived_atoms[i] == a.aromatic[i];
+    lost |= a.aromatic[i] && !perceived_atoms[i];
   }
-  for (int k = 0; k < m; ++k) same &= perceived_bonds[k] == a.bond_aromatic[k];
-  if (!same && written_aromatic) return Outcome::declined;
+  for (int k = 0; k < m; ++k) {
+    same &= perceived_bonds[k] == a.bond_aromatic[k];
+    lost |= a.bond_aromatic[k] && a.bond_in_ring[k] && !perceived_bonds[k];
+  }
+  if (!same && written_aromatic && (mol || lost)) return declined("aromaticity perceived other than written");
   // Fused systems of more than three candidate rings are left to RDKit: there its outcome
   // depends on details of its ring-combination search that are not re-stated here (porphyrins
   // and large polycyclic aromatics in HIV and in rdkit-data's NCI set differ otherwise).
-  if (largest_system > kMaxFusedSystem) return Outcome::declined;
+  if (largest_system > kMaxFusedSystem) return declined("aromaticity: fused candidate system over 3 rings");
   // Back to the written valences: what setConjugation and setHybridization read in RDKit's
   // sanitization (it does not recompute them between Kekulize and adjustHs).
   a.explicit_valence.swap(scratch.written_valence);
   const bool newly_aromatic = !same;
-  // Kekulé-written aromatics need RDKit's adjustHs and property cache on its molecule.
-  if (newly_aromatic && !mol) return Outcome::needs_rdkit;
-  if (newly_aromatic) {
+  if (newly_aromatic && !mol) {
+    // The final bond types (RDKit's setAromaticity): perceived aromatic single and double bonds
+    // become aromatic; aromatic bonds outside rings stay single as in the Kekulé form.
+    for (int k = 0; k < m; ++k) {
+      if (perceived_bonds[k]) {
+        if (type[k] == RDKit::Bond::SINGLE || type[k] == RDKit::Bond::DOUBLE) type[k] = RDKit::Bond::AROMATIC;
+      } else if (a.bond_aromatic[k]) {
+        type[k] = RDKit::Bond::SINGLE;
+      }
+    }
+  } else if (newly_aromatic) {
     for (int i = 0; i < n; ++i) {
       if (perceived_atoms[i]) mol->getAtomWithIdx(i)->setIsAromatic(true);
     }
@@ -370,7 +402,11 @@ Outcome featurize_arrays(Scratch& scratch, RDKit::RWMol* mol, MoleculeGraph& out
     scratch.hybridization_type[i] = hybridization(a, i, total_degree[i], has_conjugated_bond);
     hybrid[i] = static_cast<int>(vocab::ogb_hybridization_id(scratch.hybridization_type[i]));
   }
-  if (newly_aromatic) {
+  if (newly_aromatic && !mol) {
+    // RDKit's adjustHs and strict property cache on the final form, from its valence table.
+    if (!rdkit_adjust_hs(a, perceived_atoms, type)) return needs_rdkit("final hydrogens outside the valence table");
+    for (int i = 0; i < n; ++i) total_degree[i] = a.degree[i] + a.total_hs(i);
+  } else if (newly_aromatic) {
     // RDKit's own last steps on the aromatic molecule: hydrogen counts of its final form.
     RDKit::MolOps::adjustHs(*mol);
     mol->updatePropertyCache(true);
@@ -434,6 +470,8 @@ bool tagged_atoms_within_path(const Scratch& scratch) {
   return true;
 }
 
+constexpr const char* kTaggedOutsidePath = "tagged atom not sp3 or not B C N Si P S As Se";
+
 /// RDKit's own stereo step, where stereo_on_arrays declined (tagged_atoms_within_path must hold):
 /// its cleanupChirality and legacy stereo perception (assignStereochemistry with cleanIt, force and
 /// flagPossible, as SmilesToMol) on its parse, after the properties they read are set from the
@@ -491,17 +529,24 @@ void apply_rdkit_stereo(Scratch& scratch, RDKit::RWMol& mol, MoleculeGraph& out)
 bool stereo_on_arrays(const std::string& smiles, Scratch& scratch, MoleculeGraph& out) {
   // Atom-map numbers enter RDKit's CIP invariant, and a CXSMILES extension can carry stereo
   // information of its own: both are left to RDKit (':' also catches the rare ':' bond).
-  if (smiles.find_first_of(":| ") != std::string::npos) return false;
+  if (smiles.find_first_of(":| ") != std::string::npos) {
+    scratch.why = "stereo: atom map or CXSMILES";
+    return false;
+  }
   // SAMPAN_HELIX_RDKIT_STEREO=1: RDKit's stereo step for every stereo-marked molecule, as before
   // legacy_stereo.h (to measure both in one build, or to rule the arrays out).
   static const bool rdkit_only = [] {
     const char* v = std::getenv("SAMPAN_HELIX_RDKIT_STEREO");
     return v && std::string(v) == "1";
   }();
-  if (rdkit_only) return false;
+  if (rdkit_only) {
+    scratch.why = "stereo: SAMPAN_HELIX_RDKIT_STEREO=1";
+    return false;
+  }
   const MolArrays& a = scratch.mol;
   if (!legacy_stereo_on_arrays(a, scratch.type, scratch.tag, scratch.dir, scratch.isotope, scratch.legacy,
                                scratch.chirality, scratch.bond_stereo)) {
+    scratch.why = scratch.legacy.why;
     return false;
   }
   for (int i = 0; i < a.n; ++i) out.atom_features[static_cast<size_t>(i) * 9 + 1] = scratch.chirality[i];
@@ -555,9 +600,16 @@ bool ogb_graph_from_reader(const std::string& smiles, Scratch& scratch, Molecule
   }();
   MolArrays& a = scratch.mol;
   StereoMarks& marks = scratch.marks;
-  if (!read_smiles_arrays(smiles, a, reader_stereo ? &marks : nullptr)) return false;
+  if (!read_smiles_arrays(smiles, a, reader_stereo ? &marks : nullptr, &scratch.why)) return false;
   a.build_incidence();
-  if (clean_up_could_apply(a) || !fill_rdkit_valences(a)) return false;
+  if (clean_up_could_apply(a)) {
+    scratch.why = "cleanUp could apply (5-valent N, P, hypervalent halogen)";
+    return false;
+  }
+  if (!fill_rdkit_valences(a)) {
+    scratch.why = "RDKit valence error, or an atom outside the table's range";
+    return false;
+  }
   scratch.type.resize(a.m);
   for (int k = 0; k < a.m; ++k) {
     scratch.type[k] = a.bond_aromatic[k] ? RDKit::Bond::AROMATIC
@@ -573,7 +625,10 @@ bool ogb_graph_from_reader(const std::string& smiles, Scratch& scratch, Molecule
   scratch.tag.swap(marks.tag);
   scratch.dir.swap(marks.dir);
   scratch.isotope.assign(a.n, 0);
-  if (!tagged_atoms_within_path(scratch)) return false;
+  if (!tagged_atoms_within_path(scratch)) {
+    scratch.why = kTaggedOutsidePath;
+    return false;
+  }
   const bool on_arrays = stereo_on_arrays(smiles, scratch, out);
   clock.lap(FastPathTimes::stereo_arrays);
   if (!on_arrays) return false;
@@ -591,6 +646,13 @@ bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes
   if (smiles.empty()) return false;
   StepClock clock(times);
   Scratch& scratch = thread_scratch<Scratch>();
+  scratch.why = nullptr;
+  if (times) times->reader_decline = times->decline = nullptr;
+  // The reason a molecule leaves the fast path (for the steps bench's counts); false.
+  auto fail = [&](const char* why) {
+    if (times) times->decline = why ? why : "unexplained";
+    return false;
+  };
   try {
     if (ogb_graph_from_reader(smiles, scratch, out, clock, times)) {
       if (times) {
@@ -601,7 +663,10 @@ bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes
     }
   } catch (const std::exception&) {
     // RDKit's answer for an atom kind threw in an unexpected way: RDKit's parse decides.
+    scratch.why = "RDKit threw on an atom kind";
   }
+  if (times) times->reader_decline = scratch.why ? scratch.why : "reader path: unexplained";
+  scratch.why = nullptr;
   clock.lap(FastPathTimes::read);
   try {
     RDKit::SmilesParserParams raw;
@@ -609,13 +674,13 @@ bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes
     raw.removeHs = false;
     std::unique_ptr<RDKit::RWMol> mol(RDKit::SmilesToMol(smiles, raw));
     clock.lap(FastPathTimes::parse);
-    if (!mol) return false;
+    if (!mol) return fail("RDKit's parse failed");
     // Declined before any change: the parse goes back to the caller.
-    auto decline = [&] {
+    auto decline = [&](const char* why) {
       if (declined) *declined = std::move(mol);
-      return false;
+      return fail(why);
     };
-    if (mol->hasProp(RDKit::common_properties::_NeedsQueryScan)) return decline();
+    if (mol->hasProp(RDKit::common_properties::_NeedsQueryScan)) return decline("query atoms or bonds");
     const int n = static_cast<int>(mol->getNumAtoms()), m = static_cast<int>(mol->getNumBonds());
     // Stereo marks as SMILES writes them ('@' '@@' tetrahedral tags, '/' '\' bond directions)
     // are taken: the stereo step settles them at the end. Other tags ('@TH', '@SP', ...) and
@@ -625,12 +690,12 @@ bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes
     tag.assign(n, 0);
     dir.assign(m, 0);
     for (const RDKit::Atom* a : mol->atoms()) {
-      if (a->getAtomicNum() == 1) return decline();
+      if (a->getAtomicNum() == 1) return decline("H atoms");
       switch (a->getChiralTag()) {
         case RDKit::Atom::CHI_UNSPECIFIED: break;
         case RDKit::Atom::CHI_TETRAHEDRAL_CW: tag[a->getIdx()] = 1; stereo_marks = true; break;
         case RDKit::Atom::CHI_TETRAHEDRAL_CCW: tag[a->getIdx()] = 2; stereo_marks = true; break;
-        default: return decline();
+        default: return decline("chiral tag other than '@' '@@'");
       }
     }
     for (const RDKit::Bond* b : mol->bonds()) {
@@ -639,15 +704,15 @@ bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes
         case RDKit::Bond::DOUBLE:
         case RDKit::Bond::TRIPLE:
         case RDKit::Bond::AROMATIC: break;
-        default: return decline();
+        default: return decline("bond type other than single, double, triple, aromatic");
       }
       switch (b->getBondDir()) {
         case RDKit::Bond::NONE: break;
         case RDKit::Bond::ENDUPRIGHT: dir[b->getIdx()] = 1; stereo_marks = true; break;
         case RDKit::Bond::ENDDOWNRIGHT: dir[b->getIdx()] = 2; stereo_marks = true; break;
-        default: return decline();
+        default: return decline("bond direction other than '/' '\\'");
       }
-      if (b->getStereo() != RDKit::Bond::STEREONONE) return decline();
+      if (b->getStereo() != RDKit::Bond::STEREONONE) return decline("bond stereo set by the parse");
     }
     clock.lap(FastPathTimes::scan);
     RDKit::MolOps::cleanUp(*mol);
@@ -696,14 +761,14 @@ bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes
       a.bond_aromatic[k] = b->getIsAromatic();
       a.order[k] = type[k] == RDKit::Bond::DOUBLE ? 2 : type[k] == RDKit::Bond::TRIPLE ? 3 : 1;
       // A bond flagged aromatic must be of type AROMATIC (and the reverse) for the rules here.
-      if (a.bond_aromatic[k] != (type[k] == RDKit::Bond::AROMATIC)) return false;
+      if (a.bond_aromatic[k] != (type[k] == RDKit::Bond::AROMATIC)) return fail("aromatic flag and bond type disagree");
     }
     a.build_incidence();
     clock.lap(FastPathTimes::arrays);
 
-    if (featurize_arrays(scratch, mol.get(), out, clock) != Outcome::done) return false;
+    if (featurize_arrays(scratch, mol.get(), out, clock) != Outcome::done) return fail(scratch.why);
     if (stereo_marks) {
-      if (!tagged_atoms_within_path(scratch)) return false;
+      if (!tagged_atoms_within_path(scratch)) return fail(kTaggedOutsidePath);
       const bool on_arrays = stereo_on_arrays(smiles, scratch, out);
       clock.lap(FastPathTimes::stereo_arrays);
       if (!on_arrays) {
@@ -720,7 +785,7 @@ bool ogb_graph_fast(const std::string& smiles, MoleculeGraph& out, FastPathTimes
     if (times) ++times->molecules;
     return true;
   } catch (const std::exception&) {
-    return false;  // the full path reports RDKit's reason
+    return fail("RDKit threw (the full path reports its reason)");
   }
 }
 

@@ -163,6 +163,42 @@ bool fill_rdkit_valences(MolArrays& mol) {
   return true;
 }
 
+bool rdkit_adjust_hs(MolArrays& mol, const std::vector<char>& atom_aromatic,
+                     const std::vector<RDKit::Bond::BondType>& type) {
+  Memo& memo = thread_scratch<ValenceMemo>();
+  for (int i = 0; i < mol.n; ++i) {
+    if (mol.radicals[i]) return false;
+    AtomKind kind{mol.z[i], mol.charge[i], mol.explicit_hs[i], 0, 0, 0, 0, 0, atom_aromatic[i] != 0,
+                  mol.no_implicit[i] != 0};
+    for (int p = mol.start[i]; p < mol.start[i + 1]; ++p) {
+      switch (type[mol.incident[p]]) {
+        case RDKit::Bond::SINGLE: ++kind.singles; break;
+        case RDKit::Bond::DOUBLE: ++kind.doubles; break;
+        case RDKit::Bond::TRIPLE: ++kind.triples; break;
+        case RDKit::Bond::AROMATIC: ++kind.aromatics; break;
+        default: return false;
+      }
+    }
+    uint32_t key;
+    if (!kind.pack(key)) return false;
+    // RDKit's values without strictness equal the strict ones wherever the strict ones exist (the
+    // strict calculation only adds the throw).
+    int32_t value = memo.get(key, kind, ask_rdkit_valences);
+    if (value < 0) return false;
+    const int lost = mol.implicit_valence[i] - value % 256;
+    if (lost > 0) {
+      kind.hs += lost;
+      if (!kind.pack(key)) return false;
+      value = memo.get(key, kind, ask_rdkit_valences);
+      if (value < 0) return false;
+      mol.explicit_hs[i] = kind.hs;
+    }
+    mol.explicit_valence[i] = value / 256;
+    mol.implicit_valence[i] = value % 256;
+  }
+  return true;
+}
+
 int rdkit_radicals(const MolArrays& mol, int i, const std::vector<char>& double_bond) {
   Memo& memo = thread_scratch<RadicalsMemo>();
   const AtomKind kind = atom_kind(mol, i, &double_bond);

@@ -57,6 +57,7 @@ class Reader {
  public:
   /// Reads `smiles` into `mol` (see read_smiles_arrays).
   bool read(const std::string& smiles, MolArrays& mol, StereoMarks* stereo) {
+    why_ = nullptr;
     s_ = &smiles;
     mol_ = &mol;
     stereo_ = stereo;
@@ -94,7 +95,7 @@ class Reader {
         if (previous >= 0) {
           if (!add_bond(a.bond_begin, a.bond_end, previous, atom, pending)) return false;
         } else if (pending) {
-          return false;  // a bond symbol with nothing before it
+          return fail("reader: syntax RDKit rejects");  // a bond symbol with nothing before it
         }
         pending = 0;
         previous = atom;
@@ -102,22 +103,23 @@ class Reader {
         branch_closed = false;
       } else if (c == '(') {
         // RDKit rejects "((" and an empty branch "()" (both found by fast_path_test's fuzz).
-        if (previous < 0 || pending || branch_opened) return false;
+        if (previous < 0 || pending || branch_opened) return fail("reader: syntax RDKit rejects");
         branch_opened = true;
         branches_.push_back(previous);
         ++p;
       } else if (c == ')') {
-        if (branches_.empty() || pending || branch_opened) return false;
+        if (branches_.empty() || pending || branch_opened) return fail("reader: syntax RDKit rejects");
         previous = branches_.back();
         branches_.pop_back();
         branch_closed = true;
         ++p;
       } else if (c == '-' || c == '=' || c == '#' || is_direction(c)) {
-        if (previous < 0 || pending || (is_direction(c) && !stereo_)) return false;
+        if (is_direction(c) && !stereo_) return fail("reader: stereo marks not asked for");
+        if (previous < 0 || pending) return fail("reader: syntax RDKit rejects");
         pending = c;
         ++p;
       } else if (c == '.') {
-        if (previous < 0 || pending || !branches_.empty()) return false;
+        if (previous < 0 || pending || !branches_.empty()) return fail("reader: syntax RDKit rejects");
         previous = -1;
         ++p;
       } else if (is_digit(c) || c == '%') {
@@ -125,19 +127,19 @@ class Reader {
         if (c == '%') {
           // '%' with two digits; '%0n' is left to RDKit's parser (it rejected "%01" where this
           // reader took it as ring 1: found by fast_path_test's fuzz with another seed).
-          if (p + 2 >= length || !is_digit(s[p + 1]) || !is_digit(s[p + 2]) || s[p + 1] == '0') return false;
+          if (p + 2 >= length || !is_digit(s[p + 1]) || !is_digit(s[p + 2]) || s[p + 1] == '0') return fail("reader: ring number %0n or %(nnn)");
           number = 10 * (s[p + 1] - '0') + (s[p + 2] - '0');
           p += 3;
         } else {
           number = c - '0';
           ++p;
         }
-        if (previous < 0 || branch_opened) return false;
+        if (previous < 0 || branch_opened) return fail("reader: syntax RDKit rejects");
         // A ring digit after a branch at a tagged atom ("[C@@](C)1"): RDKit's tag then follows the
         // written place of the digit, not the atom's own place; left to RDKit (found by the fuzz).
-        if (branch_closed && written_tag_[previous]) return false;
+        if (branch_closed && written_tag_[previous]) return fail("reader: ring digit after a branch at a tagged atom");
         // Directions written at ring-closure digits: RDKit's CloseMolRings may swap them; left to it.
-        if (is_direction(pending)) return false;
+        if (is_direction(pending)) return fail("reader: direction at a ring closure");
         OpenRing& ring = rings_[number];
         if (ring.atom < 0) {
           ring.atom = previous;
@@ -146,8 +148,8 @@ class Reader {
           ring_events_.push_back({previous, -1});
           ++open_rings;
         } else {
-          if (ring.atom == previous) return false;
-          if (ring.symbol && pending && ring.symbol != pending) return false;
+          if (ring.atom == previous) return fail("reader: syntax RDKit rejects");
+          if (ring.symbol && pending && ring.symbol != pending) return fail("reader: syntax RDKit rejects");
           const int id = static_cast<int>(closures_.size());
           ring_events_[ring.event].closure = id;
           ring_events_.push_back({previous, id});
@@ -163,11 +165,11 @@ class Reader {
         }
         pending = 0;
       } else {
-        return false;  // stereo bonds, ':', '$', '~', '*', spaces, anything unexpected
+        return fail("reader: character outside the reader (':' '$' '~' '*' ...)");  // stereo bonds, ':', '$', '~', '*', spaces, anything unexpected
       }
     }
     // previous < 0 at the end: the SMILES ends in '.', which RDKit rejects.
-    if (pending || open_rings || !branches_.empty() || a.z.empty() || previous < 0) return false;
+    if (pending || open_rings || !branches_.empty() || a.z.empty() || previous < 0) return fail("reader: syntax RDKit rejects");
     // Ring-closure bonds come after the chain bonds, by ring number, and for one number in the
     // order they closed (RDKit keeps them per number until the end of the parse); none may repeat
     // a bond (RDKit rejects that).
@@ -180,14 +182,14 @@ class Reader {
       for (size_t k = 0; k < a.bond_begin.size(); ++k) {
         if ((a.bond_begin[k] == r.begin && a.bond_end[k] == r.end) ||
             (a.bond_begin[k] == r.end && a.bond_end[k] == r.begin)) {
-          return false;
+          return fail("reader: syntax RDKit rejects");
         }
       }
       if (!add_bond(a.bond_begin, a.bond_end, r.begin, r.end, r.symbol)) return false;
     }
     for (size_t k = 0; k < a.order.size(); ++k) {
       // A double or triple bond written between two aromatic atoms: left to RDKit.
-      if (a.order[k] > 1 && a.aromatic[a.bond_begin[k]] && a.aromatic[a.bond_end[k]]) return false;
+      if (a.order[k] > 1 && a.aromatic[a.bond_begin[k]] && a.aromatic[a.bond_end[k]]) return fail("reader: double or triple bond written between aromatic atoms");
     }
     a.n = static_cast<int>(a.z.size());
     a.m = static_cast<int>(a.bond_begin.size());
@@ -199,13 +201,22 @@ class Reader {
     return !stereo_ || read_stereo(chain_bonds);
   }
 
+ /// Why the last read declined (a fixed string), null after a read that succeeded.
+  const char* why() const { return why_; }
+
  private:
+  /// Notes why the SMILES is declined (for the steps bench's counts); false.
+  bool fail(const char* why) {
+    why_ = why;
+    return false;
+  }
+
   /// False for a direction between two aromatic atoms (RDKit's '/' bond has no written order:
   /// aromatic there; left to RDKit).
   bool add_bond(std::vector<int>& begin, std::vector<int>& end, int i, int j, char symbol) {
     MolArrays& a = *mol_;
     const bool direction = is_direction(symbol);
-    if (direction && a.aromatic[i] && a.aromatic[j]) return false;
+    if (direction && a.aromatic[i] && a.aromatic[j]) return fail("reader: direction between aromatic atoms");
     begin.push_back(i);
     end.push_back(j);
     const bool aromatic = symbol == 0 && a.aromatic[i] && a.aromatic[j];
@@ -252,8 +263,8 @@ class Reader {
       }
       const int degree = static_cast<int>(order.size());
       const int hs = a.explicit_hs[i];
-      if (degree == 3 && hs != 1 && closures == 1) return false;  // RDKit reads unsaturation there
-      if (degree == 3 && hs == 1 && fragment_start_[i] && i != 0) return false;  // _SmilesStart unclear
+      if (degree == 3 && hs != 1 && closures == 1) return fail("reader: tagged degree-3 atom without H, one ring closure");  // RDKit reads unsaturation there
+      if (degree == 3 && hs == 1 && fragment_start_[i] && i != 0) return fail("reader: [C@H] starting a later fragment");  // _SmilesStart unclear
       // Parity of the permutation from bond-index order to SMILES order: its inversions.
       int inversions = 0;
       for (int x = 0; x < degree; ++x) {
@@ -302,7 +313,7 @@ class Reader {
         case 'o': z = 8; aromatic = true; break;
         case 'p': z = 15; aromatic = true; break;
         case 's': z = 16; aromatic = true; break;
-        default: return false;
+        default: return fail("reader: atom outside the organic subset");
       }
       p += (z == 17 || z == 35) ? 2 : 1;
       push_atom(z, aromatic, false, 0, 0);
@@ -310,7 +321,7 @@ class Reader {
     }
     // [symbol H<n> charge]; no isotope, chirality or atom class (declined).
     ++p;
-    if (p >= length) return false;
+    if (p >= length) return fail("reader: syntax RDKit rejects");
     int z = 0;
     bool aromatic = false;
     if (is_lower(s[p])) {
@@ -327,7 +338,7 @@ class Reader {
           case 'o': z = 8; break;
           case 'p': z = 15; break;
           case 's': z = 16; break;
-          default: return false;
+          default: return fail("reader: aromatic bracket atom other than b c n o p s se as te");
         }
         ++p;
       }
@@ -341,23 +352,23 @@ class Reader {
         z = element_number(&s[p], 1);
         ++p;
       }
-      if (!z) return false;
+      if (!z) return fail("reader: unknown element symbol");
     } else {
-      return false;  // isotope, '*', ...
+      return fail("reader: isotope or '*' in brackets");  // isotope, '*', ...
     }
-    if (z == 1) return false;  // hydrogen atoms: RDKit's removeHs decides what becomes of them
+    if (z == 1) return fail("reader: H atom");  // hydrogen atoms: RDKit's removeHs decides what becomes of them
     // '@' is CHI_TETRAHEDRAL_CCW, '@@' CHI_TETRAHEDRAL_CW as written (before AdjustAtomChiralityFlags);
     // '@TH1', '@SP', '@OH' ... are left to RDKit.
     int tag = 0;
     if (p < length && s[p] == '@') {
-      if (!stereo_) return false;
+      if (!stereo_) return fail("reader: stereo marks not asked for");
       ++p;
       tag = 2;
       if (p < length && s[p] == '@') {
         ++p;
         tag = 1;
       }
-      if (p >= length || (s[p] != 'H' && s[p] != '+' && s[p] != '-' && s[p] != ']')) return false;
+      if (p >= length || (s[p] != 'H' && s[p] != '+' && s[p] != '-' && s[p] != ']')) return fail("reader: '@' form other than '@' '@@'");
     }
     int hs = 0;
     if (p < length && s[p] == 'H') {
@@ -371,23 +382,24 @@ class Reader {
       int magnitude = 1;
       if (p < length && is_digit(s[p])) {
         magnitude = s[p++] - '0';
-        if (p < length && is_digit(s[p])) return false;
+        if (p < length && is_digit(s[p])) return fail("reader: charge of two digits");
       } else {
         // '+' and '++' (RDKit's parser takes no longer runs of signs).
         if (p < length && s[p] == sign) {
           magnitude = 2;
           ++p;
-          if (p < length && s[p] == sign) return false;
+          if (p < length && s[p] == sign) return fail("reader: charge written +++ or ---");
         }
       }
       charge = sign == '+' ? magnitude : -magnitude;
     }
-    if (p >= length || s[p] != ']') return false;
+    if (p >= length || s[p] != ']') return fail("reader: atom class or other bracket content");
     ++p;
     push_atom(z, aromatic, true, hs, charge, tag);
     return true;
   }
 
+  const char* why_ = nullptr;
   const std::string* s_ = nullptr;
   MolArrays* mol_ = nullptr;
   StereoMarks* stereo_ = nullptr;
@@ -401,9 +413,12 @@ class Reader {
 
 }  // namespace
 
-bool read_smiles_arrays(const std::string& smiles, MolArrays& mol, StereoMarks* stereo) {
+bool read_smiles_arrays(const std::string& smiles, MolArrays& mol, StereoMarks* stereo, const char** why) {
   // The reader's vectors are reused from call to call on the same thread.
-  return thread_scratch<Reader>().read(smiles, mol, stereo);
+  Reader& reader = thread_scratch<Reader>();
+  const bool read = reader.read(smiles, mol, stereo);
+  if (why) *why = reader.why();
+  return read;
 }
 
 }  // namespace sampan::helix

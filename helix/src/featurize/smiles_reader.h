@@ -45,7 +45,9 @@ struct StereoMarks {
 /// Reads `smiles` into `mol`'s atoms (z, charge, explicit_hs, aromatic, no_implicit, degree) and
 /// bonds (bond_begin, bond_end, order, bond_aromatic) as RDKit's raw parse has them; n and m set,
 /// valences and radicals left to the caller. With `stereo`, stereo marks are read into it (else a
-/// SMILES with stereo marks is declined). False where the SMILES is outside what it reads.
-bool read_smiles_arrays(const std::string& smiles, MolArrays& mol, StereoMarks* stereo = nullptr);
+/// SMILES with stereo marks is declined). False where the SMILES is outside what it reads; then
+/// `why`, where given, gets the reason (a fixed string, for helix_featurize_steps_bench's counts).
+bool read_smiles_arrays(const std::string& smiles, MolArrays& mol, StereoMarks* stereo = nullptr,
+                        const char** why = nullptr);
 
 }  // namespace sampan::helix
