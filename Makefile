@@ -21,7 +21,7 @@ export CCACHE_DIR ?= $(HOME)/.cache/sampan-ccache
 export CCACHE_BASEDIR ?= $(CURDIR)
 
 CMAKE_CONFIGURE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release \
-	-DPython3_EXECUTABLE=$(VENV_PYTHON) -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+	-DPython3_EXECUTABLE=$(VENV_PYTHON)
 
 .PHONY: setup build test demo bench clean distclean
 

@@ -114,10 +114,17 @@ if(SAMPAN_USE_CCACHE)
   find_program(SAMPAN_CCACHE_EXECUTABLE ccache DOC "ccache used as compiler launcher")
   mark_as_advanced(SAMPAN_CCACHE_EXECUTABLE)
   if(SAMPAN_CCACHE_EXECUTABLE)
+    # A launcher script rather than ccache itself: it carries CCACHE_DIR and CCACHE_BASEDIR, which
+    # `make` exports but a plain `cmake --build` would not (a fresh clone then missed the cache).
+    set(SAMPAN_CCACHE_DEFAULT_DIR "$ENV{HOME}/.cache/sampan-ccache")
+    set(_sampan_ccache_launcher "${PROJECT_BINARY_DIR}/ccache_launcher.sh")
+    configure_file("${CMAKE_CURRENT_LIST_DIR}/ccache_launcher.sh.in" "${_sampan_ccache_launcher}"
+                   @ONLY FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ
+                   GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
     get_property(_sampan_languages GLOBAL PROPERTY ENABLED_LANGUAGES)
     foreach(_lang IN ITEMS C CXX CUDA)
       if(_lang IN_LIST _sampan_languages AND NOT CMAKE_${_lang}_COMPILER_LAUNCHER)
-        set(CMAKE_${_lang}_COMPILER_LAUNCHER "${SAMPAN_CCACHE_EXECUTABLE}")
+        set(CMAKE_${_lang}_COMPILER_LAUNCHER "${_sampan_ccache_launcher}")
       endif()
     endforeach()
   endif()
