@@ -132,7 +132,7 @@ const std::map<std::string, Sample>& samples() {
       {"core::reshape", [] { return std::vector<Values>{{f64({2, 3}), IntList{3, -1}}, {transpose(f64({2, 3}), 0, 1), IntList{6}}}; }},
       {"core::broadcast_to", [] { return std::vector<Values>{{f64({3, 1}), IntList{2, 3, 4}}}; }},
       {"core::permute", [] { return std::vector<Values>{{f64({2, 3, 4}), IntList{2, 0, 1}}}; }},
-      // views and their scatters (shape.cpp), indexing (index.cpp), ordering (sort.cpp)
+      // views and their scatters (shape.cpp), indexing (index.cpp, mask.cpp, assemble.cpp), ordering (sort.cpp)
       {"core::slice", [] { return std::vector<Values>{{f64({3, 4}), int64_t(1), int64_t(3), int64_t(0), int64_t(-2)}}; }},
       {"core::select", [] { return std::vector<Values>{{f64({3, 4}), int64_t(1), int64_t(-1)}}; }},
       {"core::squeeze", [] { return std::vector<Values>{{f64({3, 1}), IntList{}}}; }},

@@ -1,0 +1,159 @@
+// sampan: boolean masks (core::masked_select, masked_scatter, masked_fill). masked_select and
+// masked_scatter are each other's gradients, so second derivatives come free.
+#include <algorithm>
+#include <cstring>
+
+#include "sampan/ops.h"
+#include "elementwise_support.h"
+#include "index_support.h"
+#include "../kernels/axis_loop.h"
+
+namespace sampan {
+
+namespace {
+
+using detail::dense_as;
+using detail::visit_itemsize;
+
+void check_mask_dtype(const char* op, DType t) {
+  if (t != DType::Bool) throw TypeError(std::string(op) + ": mask must be a bool tensor, got " + dtype_name(t));
+}
+
+}  // namespace
+
+
+SAMPAN_OP(core, masked_select)
+    .doc("The elements of x where `mask` (bool, broadcast with x) is true, as a 1-D tensor in "
+         "row-major order. Its length depends on the data.")
+    .args("x", "mask")
+    .outputs("out")
+    .shape([](const TensorSpec& x, const TensorSpec& mask) {
+      check_mask_dtype("masked_select", mask.dtype);
+      broadcast_shapes(x.shape, mask.shape);
+      return TensorSpec{{-1}, x.dtype, x.device};
+    })
+    .cpu([](const Tensor& x, const Tensor& mask, Tensor& out) {
+      Shape b = broadcast_shapes(x.shape(), mask.shape());
+      Tensor xb = contiguous(broadcast_to(x, b)), mb = contiguous(broadcast_to(mask, b));
+      const bool* m = mb.data<bool>();
+      const int64_t n = mb.numel();
+      int64_t count = 0;
+      for (int64_t i = 0; i < n; ++i) count += m[i];
+      out = Tensor::empty({count}, x.dtype(), x.device());
+      visit_itemsize(x.itemsize(), [&](auto tag) {
+        using B = typename decltype(tag)::type;
+        const B* src = static_cast<const B*>(xb.raw_data());
+        B* dst = static_cast<B*>(out.raw_data());
+        for (int64_t i = 0, k = 0; i < n; ++i)
+          if (m[i]) dst[k++] = src[i];
+      });
+    })
+    .vjp([](const VjpContext& c) -> Grads {
+      Tensor x = c.input(0), mask = c.input(1), g = c.grad_output(0);
+      Shape b = broadcast_shapes(x.shape(), mask.shape());
+      return {masked_scatter(zeros(b, g.dtype()), mask, g), Tensor()};
+    });
+
+SAMPAN_OP(core, masked_scatter)
+    .doc("A copy of x whose elements where `mask` (bool, broadcast to x) is true take src's "
+         "elements in row-major order; src needs at least as many elements as the mask selects.")
+    .args("x", "mask", "src")
+    .outputs("out")
+    .shape([](const TensorSpec& x, const TensorSpec& mask, const TensorSpec& src) {
+      check_mask_dtype("masked_scatter", mask.dtype);
+      if (broadcast_shapes(mask.shape, x.shape) != x.shape)
+        throw ValueError("masked_scatter: mask of shape " + shape_str(mask.shape) + " does not broadcast to x's shape " +
+                         shape_str(x.shape));
+      return x;
+    })
+    .cpu([](const Tensor& x, const Tensor& mask, const Tensor& src, Tensor& out) {
+      Tensor mb = contiguous(broadcast_to(mask, x.shape()));
+      const bool* m = mb.data<bool>();
+      const int64_t n = mb.numel();
+      int64_t count = 0;
+      for (int64_t i = 0; i < n; ++i) count += m[i];
+      if (count > src.numel())
+        throw ValueError("masked_scatter: the mask selects " + std::to_string(count) + " elements but src has only " +
+                         std::to_string(src.numel()));
+      copy_(out, x);
+      Tensor sc = contiguous(src.to(x.dtype()));
+      visit_itemsize(x.itemsize(), [&](auto tag) {
+        using B = typename decltype(tag)::type;
+        const B* s = static_cast<const B*>(sc.raw_data());
+        B* dst = static_cast<B*>(out.raw_data());
+        for (int64_t i = 0, k = 0; i < n; ++i)
+          if (m[i]) dst[i] = s[k++];
+      });
+    })
+    .vjp([](const VjpContext& c) -> Grads {
+      Tensor mask = c.input(1), src = c.input(2), g = c.grad_output(0);
+      Grads r(3);
+      if (c.needs_grad(0)) r[0] = masked_fill(g, mask, zeros({}, g.dtype()));
+      if (c.needs_grad(2)) {
+        Tensor used = masked_select(g, broadcast_to(mask, g.shape()));
+        // src elements past the selected count were never read: zero gradient.
+        if (used.numel() != src.numel())
+          used = slice_scatter(zeros({src.numel()}, g.dtype()), used, 0, 0, used.numel(), 1);
+        r[2] = reshape(used, src.shape());
+      }
+      return r;
+    });
+
+SAMPAN_OP(core, masked_fill)
+    .doc("A copy of x with `value` (a tensor broadcast to x, usually 0-d) where `mask` is true: "
+         "the functional form of `x[mask] = value`.")
+    .args("x", "mask", "value")
+    .outputs("out")
+    .shape([](const TensorSpec& x, const TensorSpec& mask, const TensorSpec& value) {
+      check_mask_dtype("masked_fill", mask.dtype);
+      if (broadcast_shapes(mask.shape, x.shape) != x.shape)
+        throw ValueError("masked_fill: mask of shape " + shape_str(mask.shape) + " does not broadcast to x's shape " +
+                         shape_str(x.shape));
+      if (broadcast_shapes(value.shape, x.shape) != x.shape)
+        throw ValueError("masked_fill: value of shape " + shape_str(value.shape) + " does not broadcast to x's shape " +
+                         shape_str(x.shape));
+      return x;
+    })
+    .cpu([](const Tensor& x, const Tensor& mask, const Tensor& value, Tensor& out) {
+      Tensor mb = contiguous(broadcast_to(mask, x.shape()));
+      Tensor vb = dense_as(value, x.shape(), x.dtype());
+      copy_(out, x);
+      const bool* m = mb.data<bool>();
+      visit_itemsize(x.itemsize(), [&](auto tag) {
+        using B = typename decltype(tag)::type;
+        const B* v = static_cast<const B*>(vb.raw_data());
+        B* dst = static_cast<B*>(out.raw_data());
+        const int64_t n = out.numel();
+#pragma omp parallel for if (n > kernels::kParallelGrain) schedule(static)
+        for (int64_t i = 0; i < n; ++i)
+          if (m[i]) dst[i] = v[i];
+      });
+    })
+    .vjp([](const VjpContext& c) -> Grads {
+      Tensor g = c.grad_output(0);
+      Tensor gx = masked_fill(g, c.input(1), zeros({}, g.dtype()));
+      // value receives what x does not: g where the mask is set (summed to value's shape).
+      return {c.needs_grad(0) ? gx : Tensor(), Tensor(), c.needs_grad(2) ? sub(g, gx) : Tensor()};
+    });
+
+// ------------------------------------------------------------------------------------------
+// C++ API
+// ------------------------------------------------------------------------------------------
+
+Tensor masked_select(const Tensor& x, const Tensor& mask) {
+  static OpHandle op("core::masked_select");
+  return op(x, mask)[0];
+}
+Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& src) {
+  static OpHandle op("core::masked_scatter");
+  return op(x, mask, src)[0];
+}
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
+  static OpHandle op("core::masked_fill");
+  return op(x, mask, value)[0];
+}
+Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
+  return masked_fill(x, mask, scalar_tensor(value, x.dtype(), x.device()));
+}
+
+}  // namespace sampan
