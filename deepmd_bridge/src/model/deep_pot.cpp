@@ -135,8 +135,10 @@ Tensor one_sided_block_term(const DenseNet& net, const Tensor& block, const int6
   if (!rows.useful) return matmul(transpose(block, 1, 2), reshape(net.forward(s), {nloc, n, M}));
   Tensor term;
   if (kept > 0) {
-    Tensor G = reshape(index_select(net.forward(index_select(s, 0, rows.source)), 0, rows.gather), {nloc, kept, M});
-    term = matmul(transpose(slice(block, 1, 0, kept), 1, 2), G);
+    // em^T G with G's rows read from the compact net output where they lie (no dense G)
+    static OpHandle gather_contract_op("deepmd::gather_contract");
+    Tensor G_compact = net.forward(index_select(s, 0, rows.source));
+    term = gather_contract_op(slice(block, 1, 0, kept), G_compact, rows.gather)[0];
   }
   if (kept < n) {
     // one representative centre per centre type present; each centre takes its type's sum

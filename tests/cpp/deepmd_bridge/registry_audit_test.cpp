@@ -68,6 +68,7 @@ TEST(DeepmdRegistryAudit, EveryDeepmdOpHasSamplesAndPassesCheckOp) {
   auto nl = test::values(s.nlist);
   ASSERT_GT(std::count(nl.begin(), nl.end(), -1.0), 0);
   ASSERT_GT(std::count_if(nl.begin(), nl.end(), [](double v) { return v >= 0; }), 5);
+  const Tensor gather_rows = from_vector({0, 1, 4, 4, 2, 3, 4, 1, 0, 2, 4, 4}, {12}, DType::Int64);
   const std::map<std::string, Values> samples = {
       {"deepmd::prod_env_mat_a", {s.coord, s.atype, s.nlist, s.davg, s.dstd, 3.0, 0.8}},
       {"deepmd::prod_force_se_a", {s.net_deriv, s.em_deriv, s.nlist, s.nall}},
@@ -82,6 +83,13 @@ TEST(DeepmdRegistryAudit, EveryDeepmdOpHasSamplesAndPassesCheckOp) {
       {"deepmd::add_tiled", {test::uniform({3, 4}, -1, 1, 28), test::uniform({3, 2}, -1, 1, 29)}},
       {"deepmd::fold_columns", {test::uniform({3, 6}, -1, 1, 30), int64_t{2}}},
       {"deepmd::tile_columns", {test::uniform({3, 2}, -1, 1, 31), int64_t{3}}},
+      // the gathered contraction: 3 centres x 4 slots naming 5 of 6 rows of g, some rows shared
+      // (the empty-slot classes), one never named (its g gradient must be 0)
+      {"deepmd::gather_contract", {test::uniform({3, 4, 4}, -1, 1, 32), test::uniform({6, 3}, -1, 1, 33), gather_rows}},
+      {"deepmd::gather_contract_em_grad",
+       {test::uniform({3, 4, 3}, -1, 1, 34), test::uniform({6, 3}, -1, 1, 35), gather_rows}},
+      {"deepmd::gather_contract_g_grad",
+       {test::uniform({3, 4, 4}, -1, 1, 36), test::uniform({3, 4, 3}, -1, 1, 37), gather_rows, int64_t{6}}},
   };
   int checked = 0;
   for (const auto& name : registered_ops()) {
@@ -117,5 +125,5 @@ TEST(DeepmdRegistryAudit, EveryDeepmdOpHasSamplesAndPassesCheckOp) {
     }
     ++checked;
   }
-  EXPECT_GE(checked, 11);
+  EXPECT_GE(checked, 14);
 }
