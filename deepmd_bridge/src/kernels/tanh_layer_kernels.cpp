@@ -67,6 +67,14 @@ template <class T> void tanh_curvature_cpu(const T* g, const T* h, const T* y, i
   for (int64_t k = 0; k < n; ++k) out[k] = T(-2) * g[k] * h[k] * y[k];
 }
 
+template <class T> void tanh_backward_vjp_cpu(const T* g, const T* h, const T* y, int64_t n, T* dg, T* dy) {
+#pragma omp parallel for simd if (n > kParallelElements) schedule(static)
+  for (int64_t k = 0; k < n; ++k) {
+    dg[k] = h[k] * (T(1) - y[k] * y[k]);
+    dy[k] = T(-2) * g[k] * h[k] * y[k];
+  }
+}
+
 template <class T> void add_tiled_cpu(const T* y, const T* x, int64_t rows, int64_t width, int64_t times, T* out) {
 #pragma omp parallel for if (rows * width * times > kParallelElements) schedule(static)
   for (int64_t r = 0; r < rows; ++r) {
@@ -103,6 +111,7 @@ template <class T> void tile_columns_cpu(const T* x, int64_t rows, int64_t width
   template void bias_tanh_cpu<T>(const T*, const T*, int64_t, int64_t, T*);            \
   template void tanh_backward_cpu<T>(const T*, const T*, int64_t, T*);                 \
   template void tanh_curvature_cpu<T>(const T*, const T*, const T*, int64_t, T*);      \
+  template void tanh_backward_vjp_cpu<T>(const T*, const T*, const T*, int64_t, T*, T*); \
   template void add_tiled_cpu<T>(const T*, const T*, int64_t, int64_t, int64_t, T*);      \
   template void fold_columns_cpu<T>(const T*, int64_t, int64_t, int64_t, T*);           \
   template void tile_columns_cpu<T>(const T*, int64_t, int64_t, int64_t, T*);

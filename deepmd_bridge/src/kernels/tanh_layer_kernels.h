@@ -21,6 +21,12 @@ template <class T> void tanh_backward_cpu(const T* g, const T* y, int64_t n, T* 
 /// out[k] = -2 g[k] h[k] y[k]: the derivative of sum h * g (1 - y^2) in y.
 template <class T> void tanh_curvature_cpu(const T* g, const T* h, const T* y, int64_t n, T* out);
 
+/// dg[k] = h[k] * (1 - y[k]^2) and dy[k] = -2 g[k] h[k] y[k] in one pass: the vjp of
+/// tanh_backward(g, y) for the cotangent h (what force training's second backward computes at
+/// every tanh of the embedding net), the same arithmetic as tanh_backward_cpu(h, y) and
+/// tanh_curvature_cpu(g, h, y).
+template <class T> void tanh_backward_vjp_cpu(const T* g, const T* h, const T* y, int64_t n, T* dg, T* dy);
+
 // The ResNet shortcut of a layer that doubles its width (DeePMD's y + [x, x]; in general k copies).
 
 /// out[r, j*width + c] = y[r, j*width + c] + x[r, c] for j < times: y, out [rows, times*width],

@@ -5,7 +5,9 @@
 //
 // How the derivatives chain (force training needs the derivative of a derivative):
 //   y = bias_tanh(u, b)                 vjp: du = tanh_backward(g, y), db = sum_rows(du)
-//   d = tanh_backward(g, y) = g(1-y^2)  vjp: dg = tanh_backward(h, y), dy = tanh_curvature(g, h, y)
+//   d = tanh_backward(g, y) = g(1-y^2)  vjp: dg = tanh_backward(h, y), dy = tanh_curvature(g, h, y),
+//                                       both at once by tanh_backward_vjp(g, h, y) (one pass)
+//   (dg, dy) = tanh_backward_vjp(g, h, y) vjp (cotangents a, b): the sums of the two ops' vjps
 //   c = tanh_curvature(g, h, y) = -2ghy vjp: trilinear and symmetric, so each input's gradient
 //                                       is tanh_curvature of the other two and the cotangent.
 //   z = add_tiled(y, x) = y + [x, x]   vjp: dy = g, dx = fold_columns(g) (sum of column blocks)
@@ -42,6 +44,11 @@ const OpHandle& tanh_backward_op() {
 }
 const OpHandle& tanh_curvature_op() {
   static OpHandle op("deepmd::tanh_curvature");
+  return op;
+}
+
+const OpHandle& tanh_backward_vjp_op() {
+  static OpHandle op("deepmd::tanh_backward_vjp");
   return op;
 }
 
@@ -113,8 +120,45 @@ SAMPAN_OP(deepmd, tanh_backward)
     })
     .vjp([](const VjpContext& ctx) -> Grads {
       Tensor h = ctx.grad_output(0), g = ctx.input(0), y = ctx.input(1);
+      // force training's second backward needs both: one pass over g, h, y instead of two
+      if (ctx.needs_grad(0) && ctx.needs_grad(1)) {
+        auto both = tanh_backward_vjp_op()(g, h, y);
+        return {both[0], both[1]};
+      }
       return {ctx.needs_grad(0) ? tanh_backward_op()(h, y)[0] : Tensor(),
               ctx.needs_grad(1) ? tanh_curvature_op()(g, h, y)[0] : Tensor()};
+    })
+    .dtypes(kFloatTypes);
+
+SAMPAN_OP(deepmd, tanh_backward_vjp)
+    .doc("dg = h * (1 - y^2) and dy = -2 g h y (g, h, y of one shape): the vjp of tanh_backward(g, y) for "
+         "the cotangent h, i.e. tanh_backward(h, y) and tanh_curvature(g, h, y) in one pass. "
+         "Differentiable to any order (vjp: tanh_backward and tanh_curvature).")
+    .args("g", "h", "y")
+    .outputs("dg", "dy")
+    .shape([](const TensorSpec& g, const TensorSpec& h, const TensorSpec& y) {
+      const char* op = "deepmd::tanh_backward_vjp";
+      check_float(g, op, "g");
+      check_like(h, g, op, "h", "g");
+      check_like(y, g, op, "y", "g");
+      TensorSpec out{g.shape, g.dtype, g.device};
+      return std::vector<TensorSpec>{out, out};
+    })
+    .cpu([](const Tensor& g_in, const Tensor& h_in, const Tensor& y_in, Tensor& dg, Tensor& dy) {
+      Tensor g = c(g_in), h = c(h_in), y = c(y_in);
+      visit_floating(g.dtype(), "deepmd::tanh_backward_vjp", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        kernels::tanh_backward_vjp_cpu<T>(g.data<T>(), h.data<T>(), y.data<T>(), g.numel(), dg.data<T>(), dy.data<T>());
+      });
+    })
+    .vjp([](const VjpContext& ctx) -> Grads {
+      // dg = h (1 - y^2) and dy = -2 g h y with cotangents a and b:
+      //   d g = -2 b h y, d h = a (1 - y^2) - 2 g b y, d y = -2 a h y - 2 g h b
+      Tensor a = ctx.grad_output(0), b = ctx.grad_output(1), g = ctx.input(0), h = ctx.input(1), y = ctx.input(2);
+      const OpHandle& curv = tanh_curvature_op();
+      return {ctx.needs_grad(0) ? curv(b, h, y)[0] : Tensor(),
+              ctx.needs_grad(1) ? add(tanh_backward_op()(a, y)[0], curv(g, b, y)[0]) : Tensor(),
+              ctx.needs_grad(2) ? add(curv(a, h, y)[0], curv(g, h, b)[0]) : Tensor()};
     })
     .dtypes(kFloatTypes);
 

@@ -80,6 +80,8 @@ TEST(DeepmdRegistryAudit, EveryDeepmdOpHasSamplesAndPassesCheckOp) {
       {"deepmd::tanh_backward", {test::uniform({4, 3}, -1, 1, 23), test::uniform({4, 3}, -0.95, 0.95, 24)}},
       {"deepmd::tanh_curvature",
        {test::uniform({4, 3}, -1, 1, 25), test::uniform({4, 3}, -1, 1, 26), test::uniform({4, 3}, -0.95, 0.95, 27)}},
+      {"deepmd::tanh_backward_vjp",
+       {test::uniform({4, 3}, -1, 1, 38), test::uniform({4, 3}, -1, 1, 39), test::uniform({4, 3}, -0.95, 0.95, 40)}},
       {"deepmd::add_tiled", {test::uniform({3, 4}, -1, 1, 28), test::uniform({3, 2}, -1, 1, 29)}},
       {"deepmd::fold_columns", {test::uniform({3, 6}, -1, 1, 30), int64_t{2}}},
       {"deepmd::tile_columns", {test::uniform({3, 2}, -1, 1, 31), int64_t{3}}},
@@ -125,5 +127,5 @@ TEST(DeepmdRegistryAudit, EveryDeepmdOpHasSamplesAndPassesCheckOp) {
     }
     ++checked;
   }
-  EXPECT_GE(checked, 14);
+  EXPECT_GE(checked, 15);
 }
