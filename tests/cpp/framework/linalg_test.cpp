@@ -214,6 +214,23 @@ TEST(Matmul, ShortInnerDimensionMatchesLoops) {
   }
 }
 
+// Tall products with a small right factor go to the BLAS in row panels where OpenBLAS has its
+// small-matrix kernels and runs one thread (gemm.cpp, row_panels): the panels, the last one short,
+// a transposed right factor (x W^T) and a row stride larger than k must all give the naive product.
+TEST(Matmul, TallProductsInRowPanelsMatchLoops) {
+  for (DType dt : {DType::Float64, DType::Float32}) {
+    SCOPED_TRACE(dtype_name(dt));
+    const double tol = dt == DType::Float64 ? 1e-12 : 1e-4;
+    Tensor wide = random({1003, 53}, dt, 71);
+    Tensor a = slice(wide, 1, 1, 51);  // [1003, 50], rows 53 apart; 1003 rows = 5 panels of 200 + 3
+    Tensor w = random({100, 50}, dt, 72);  // [n, k]: panels of 10^6 / (n k) = 200 rows
+    Shape shape;
+    auto want = naive_matmul(a, transpose(w, 0, 1), &shape);
+    expect_close(cvalues(matmul(a, transpose(w, 0, 1))), want, tol);
+    expect_close(cvalues(matmul(a, contiguous(transpose(w, 0, 1)))), want, tol);
+  }
+}
+
 // The gradient of a transposed view (x W^T, E^T G) is computed in the layout of the tensor it
 // views, so it reaches that tensor contiguous (a strided add of it was a third of the adds of
 // se_e2_a force training); the values are the formulas'.
