@@ -1,7 +1,7 @@
 """Featurization throughput: sampan.helix ('ogb' featurizer, C++ over RDKit, OpenMP) against OGB's
 smiles2graph (Python over RDKit), molecules per second, on the same molecules in the same run.
 
-    .venv-bench/bin/python bench/helix/featurize_bench.py [--file hiv.csv.gz] [--n 10000] [--repeats 3] [--clock cpu]
+    .venv-bench/bin/python bench/helix/featurize_bench.py [--file hiv.csv.gz] [--n 10000] [--seed S] [--repeats 3] [--clock cpu]
 
 Per core: sampan with 1 thread against OGB in one process (OGB has no threads). Also sampan with
 2 threads, sampan end to end through the Python MoleculeDataset, and the parse-only bound (RDKit's
@@ -15,6 +15,7 @@ import argparse
 import csv
 import gzip
 import os
+import random
 import sys
 import time
 
@@ -22,12 +23,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
 
-def load_smiles(path, n):
+def load_smiles(path, n, seed=None):
+    """The first n SMILES of the file (all with n=0), or with `seed` a random subset of n of them
+    (fixed by the seed, in file order): for sets too large to time OGB on whole (MUV)."""
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt", newline="") as f:
         rows = list(csv.reader(f))
     col = rows[0].index("mol") if "mol" in rows[0] else rows[0].index("smiles")
     smiles = [r[col] for r in rows[1:]]
+    if n and seed is not None and n < len(smiles):
+        keep = sorted(random.Random(seed).sample(range(len(smiles)), n))
+        return [smiles[i] for i in keep]
     return smiles[:n] if n else smiles
 
 
@@ -47,6 +53,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--file", default=os.path.join(os.environ.get("SAMPAN_SHARED_DATA", os.path.join(ROOT, "..", "shared", "data")), "moleculenet", "hiv.csv.gz"))
     parser.add_argument("--n", type=int, default=10000, help="molecules (0: the whole file)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="with --n: a random subset of n molecules fixed by this seed instead of the first n")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="wall clock (default) or process CPU time (less disturbed on a shared machine)")
@@ -58,11 +66,12 @@ def main():
         return 0
     from sampan import helix
     from sampan.helix._native import native
-    smiles = load_smiles(args.file, args.n)
+    smiles = load_smiles(args.file, args.n, args.seed)
     n = len(smiles)
     h = native()
     atoms = helix.featurize(smiles[:2000], warn=False).num_nodes / 2000
-    print(f"featurize_bench: {n} molecules from {os.path.basename(args.file)} (~{atoms:.1f} atoms each), "
+    subset = f" (random subset, seed {args.seed})" if args.seed is not None and args.n else ""
+    print(f"featurize_bench: {n} molecules{subset} from {os.path.basename(args.file)} (~{atoms:.1f} atoms each), "
           f"best of {args.repeats}, {args.clock} clock; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
 
     results = {}
