@@ -26,7 +26,27 @@ constexpr size_t kInlineStorageBytes = 32;
 struct InlineStorage : Storage {
   alignas(16) unsigned char bytes[kInlineStorageBytes];
 };
+// The deleter of an allocator-made storage: a named type, so storage_from_allocator can tell it
+// from a borrowed buffer's release (NumPy memory, a custom op's own buffer).
+struct AllocatorRelease {
+  Allocator* allocator;
+  size_t nbytes;
+  void operator()(void* p) const { allocator->deallocate(p, nbytes); }
+};
 }  // namespace
+
+bool detail::storage_from_allocator(const Storage& s) {
+  if (!s.data) return false;
+  if (!s.deleter) {  // an InlineStorage holds its bytes inside itself, at a fixed offset
+    static const std::uintptr_t inline_bytes_offset = [] {
+      InlineStorage probe;
+      return reinterpret_cast<std::uintptr_t>(probe.bytes) -
+             reinterpret_cast<std::uintptr_t>(static_cast<Storage*>(&probe));
+    }();
+    return reinterpret_cast<std::uintptr_t>(s.data) == reinterpret_cast<std::uintptr_t>(&s) + inline_bytes_offset;
+  }
+  return s.deleter.target<AllocatorRelease>() != nullptr;
+}
 
 std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
   if (device.type == DeviceType::CPU && nbytes <= kInlineStorageBytes) {
@@ -41,8 +61,7 @@ std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
   s->data = a.allocate(nbytes);
   s->nbytes = nbytes;
   s->device = device;
-  Allocator* ap = &a;
-  s->deleter = [ap, nbytes](void* p) { ap->deallocate(p, nbytes); };
+  s->deleter = AllocatorRelease{&a, nbytes};
   return s;
 }
 

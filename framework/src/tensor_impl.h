@@ -32,5 +32,9 @@ struct TensorImpl {
   std::unique_ptr<AutogradMeta> autograd;
 };
 
+/// True when `s` was made by Storage::allocate: its memory belongs to sampan's allocator and to
+/// no one else (not a borrowed NumPy buffer or a custom op's own memory).
+bool storage_from_allocator(const Storage& s);
+
 }  // namespace detail
 }  // namespace sampan

@@ -6,6 +6,13 @@
 
 namespace sampan::detail {
 
+/// True when `impl` (passed as its only handle) is seen by nothing else: no other handle, no view
+/// or other tensor on its storage, allocator-made memory, no autograd role, contiguous. Such a
+/// tensor can be written in place without anyone observing it.
+bool held_by_engine_alone(const std::shared_ptr<TensorImpl>& impl);
+/// True when `dst += src` is exactly `add(dst, src)` and `dst` is held by the engine alone.
+bool can_add_into(const std::shared_ptr<TensorImpl>& dst, const Tensor& src);
+
 class AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(const std::shared_ptr<TensorImpl>& leaf) : leaf_(leaf) {}

@@ -10,17 +10,47 @@
 namespace sampan {
 
 using detail::AccumulateGrad;
+using detail::AutogradMeta;
+using detail::TensorImpl;
+
+bool detail::held_by_engine_alone(const std::shared_ptr<TensorImpl>& impl) {
+  if (!impl || impl.use_count() != 1) return false;  // another handle: a user, a saved node, a buffer
+  const auto& storage = impl->storage;
+  // One storage owner (no view of it anywhere), and memory from sampan's allocator (a borrowed
+  // NumPy buffer is seen by NumPy even when no tensor holds it).
+  if (!storage || storage.use_count() != 1 || !storage_from_allocator(*storage)) return false;
+  const AutogradMeta* m = impl->autograd.get();
+  if (m && (m->requires_grad || m->grad_fn || m->is_view)) return false;
+  return impl->strides == contiguous_strides(impl->shape);
+}
+
+bool detail::can_add_into(const std::shared_ptr<TensorImpl>& dst, const Tensor& src) {
+  // Same dtype, shape and device: dst += src gives exactly add(dst, src) (no promotion, no
+  // broadcasting), and the sum is written over memory that nothing else can read.
+  return dst && dst->dtype == src.dtype() && dst->shape == src.shape() && dst->device == src.device() &&
+         held_by_engine_alone(dst);
+}
 
 std::vector<Tensor> detail::AccumulateGrad::apply(std::vector<Tensor>&& grads) {
   auto impl = leaf_.lock();
   if (!impl || !grads[0].defined()) return {};
   Tensor leaf(impl);
-  Tensor g = grads[0];
+  Tensor g = std::move(grads[0]);  // moved: the engine's copy would otherwise count as a holder
   if (g.dtype() != leaf.dtype()) g = is_complex(g.dtype()) && !is_complex(leaf.dtype()) ? real(g) : g.to(leaf.dtype());
-  if (!grad_mode_enabled()) g = g.detach();
-  Tensor old = leaf.grad();
-  // A fresh tensor, never an alias of a gradient that another leaf also receives.
-  leaf.set_grad(old.defined() ? add(old, g) : (grad_mode_enabled() ? g : g.clone()));
+  const bool recording = grad_mode_enabled();
+  if (!recording) g = g.detach();
+  auto& meta = leaf.autograd_meta();
+  if (!meta.grad) {
+    // A fresh tensor, never an alias of a gradient that another leaf also receives: the incoming
+    // gradient itself when nothing else holds it, else a copy.
+    meta.grad = (recording || held_by_engine_alone(g.impl_ptr()) ? g : g.clone()).impl_ptr();
+  } else if (!recording && can_add_into(meta.grad, g)) {
+    // In place only while .grad is held by the leaf alone: an x.grad a user kept from an earlier
+    // backward is another holder, and keeps its values.
+    add_(Tensor(meta.grad), g);
+  } else {
+    meta.grad = add(Tensor(meta.grad), g).impl_ptr();
+  }
   return {};
 }
 
@@ -92,13 +122,31 @@ std::vector<Tensor> run_backward(const std::vector<Edge>& roots, std::vector<Ten
 
   // 2. Seed the input buffers with the root gradients.
   std::unordered_map<Node*, std::vector<Tensor>> buffers;
-  auto accumulate = [&](Node* n, uint32_t nr, const Tensor& g) {
+  // Sums the gradient contributions to one input of a node. Without create_graph the sum is not
+  // differentiated, so it may be written in place into a contribution that the engine alone holds
+  // (a vjp's fresh result, or an earlier sum); a contribution that something else can see (a user's
+  // grad_outputs, a tensor another vjp also returned or a node saved, a captured gradient, a view,
+  // NumPy memory) is never written, and the out-of-place add is used instead. Recording
+  // (create_graph) keeps the out-of-place add: the sum is a node of the new graph.
+  auto accumulate = [&](Node* n, uint32_t nr, Tensor g, bool may_write_in_place) {
     auto& buf = buffers[n];
     if (buf.empty()) buf.resize(n->num_outputs());
-    buf[nr] = buf[nr].defined() ? add(buf[nr], g) : g;
+    Tensor& slot = buf[nr];
+    if (!slot.defined()) {
+      slot = std::move(g);
+    } else if (may_write_in_place && detail::can_add_into(slot.impl_ptr(), g)) {
+      add_(slot, g);
+    } else if (may_write_in_place && detail::can_add_into(g.impl_ptr(), slot)) {
+      add_(g, slot);  // g + slot == slot + g exactly: IEEE addition commutes
+      slot = std::move(g);
+    } else {
+      slot = add(slot, g);
+    }
   };
+  // Root gradients come from the caller (grad_outputs), in the caller's grad mode: never in place.
   for (size_t i = 0; i < roots.size(); ++i)
-    if (roots[i].node && useful[roots[i].node.get()]) accumulate(roots[i].node.get(), roots[i].input_nr, root_grads[i]);
+    if (roots[i].node && useful[roots[i].node.get()])
+      accumulate(roots[i].node.get(), roots[i].input_nr, root_grads[i], false);
 
   std::vector<Tensor> captured(captures.size());
   std::vector<Node*> ready;
@@ -138,12 +186,15 @@ std::vector<Tensor> run_backward(const std::vector<Edge>& roots, std::vector<Ten
         throw;
       }
       n->wanted_edges.clear();
+      // n is done with its incoming gradients: an identity-like vjp's output stops sharing them
+      // with this vector (a capture, hook or saved node still holding one keeps it shared).
+      grads.clear();
       executed.push_back(n);
     }
     for (size_t i = 0; i < n->next_edges.size(); ++i) {
       const Edge& e = n->next_edges[i];
       if (!e.node || !useful[e.node.get()]) continue;
-      if (i < out.size() && out[i].defined()) accumulate(e.node.get(), e.input_nr, out[i]);
+      if (i < out.size() && out[i].defined()) accumulate(e.node.get(), e.input_nr, std::move(out[i]), !create_graph);
       if (--deps[e.node.get()] == 0) ready.push_back(e.node.get());
     }
   }
