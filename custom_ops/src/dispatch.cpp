@@ -339,7 +339,7 @@ std::vector<Tensor> call_op(const OpSchema& op, Values args) {
       outs[o] = t;
       if (record) before_write.emplace_back(static_cast<size_t>(in), t.clone().detach());
     } else if (!op.is_view_output(static_cast<int>(o)) && !has_unknown_dim(specs[o].shape)) {
-      outs[o] = Tensor::empty(specs[o].shape, specs[o].dtype, dev);
+      outs[o] = Tensor::empty(specs[o].shape, specs[o].dtype, op.transfers_device ? specs[o].device : dev);
       if (o < kTracked) allocated[o] = outs[o].impl();
     }
   }

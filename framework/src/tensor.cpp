@@ -56,6 +56,9 @@ std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
     s->device = device;
     return s;
   }
+  if (device.is_cuda() && device.index != 0)
+    throw ValueError("sampan uses one GPU per process, cuda:0; got " + device.str() +
+                     " (choose the GPU with CUDA_VISIBLE_DEVICES)");
   auto s = std::make_shared<Storage>();
   Allocator& a = allocator_for(device.type);
   s->data = a.allocate(nbytes);
@@ -294,11 +297,13 @@ void Tensor::bump_version() const {
 
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : sampan::contiguous(*this); }
 Tensor Tensor::to(DType d) const { return d == dtype() ? *this : sampan::cast(*this, d); }
+Tensor Tensor::to(Device d) const { return d == device() ? *this : sampan::to_device(*this, d); }
 Tensor Tensor::clone() const { return sampan::clone(*this); }
 
 double Tensor::item() const {
   if (numel() != 1)
     throw ValueError("item() needs a tensor with exactly one element, got shape " + shape_str(shape()));
+  if (!device().is_cpu()) return detach().contiguous().to(cpu_device()).item();
   Tensor c = sampan::cast(detach().contiguous(), is_complex(dtype()) ? DType::Complex128 : DType::Float64);
   if (is_complex(dtype())) return c.data<complex128>()[0].real();
   return c.data<double>()[0];

@@ -36,9 +36,9 @@ def tolist(self):
 
 
 def _repr(self):
-    if self.is_meta or self.device != "cpu":
+    if self.is_meta:
         return self._repr_header()
-    arr = numpy(self.detach())
+    arr = numpy(self.detach() if self.device == "cpu" else self.detach()._to_device("cpu"))
     body = np.array2string(arr, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3)
     extras = []
     if arr.size == 0 and arr.ndim != 1:
@@ -99,9 +99,16 @@ def __format__(self, spec):  # noqa: N807
     return _repr(self)
 
 
+def _device_name(device):
+    """'cuda' -> 'cuda:0' (the name Tensor.device reports); others as given."""
+    device = str(device)
+    return "cuda:0" if device == "cuda" else device
+
+
 def to(self, *args, dtype=None, device=None, copy=False):
-    """Converts dtype (and, later, device): ``x.to(sp.float64)``, ``x.to('float64')``,
-    ``x.to('cpu')``, ``x.to(dtype=...)``. Returns self when nothing changes unless ``copy``."""
+    """Converts dtype and moves between devices: ``x.to(sp.float64)``, ``x.to('float64')``,
+    ``x.to('cuda')``, ``x.to('cpu')``, ``x.to('cuda', sp.float32)``, ``x.to(dtype=...)``.
+    Returns self when nothing changes unless ``copy``. Both steps stay in the autograd graph."""
     for a in args:
         if isinstance(a, str) and a.split(":")[0] in _DEVICE_NAMES:
             device = a
@@ -110,15 +117,22 @@ def to(self, *args, dtype=None, device=None, copy=False):
         else:
             dtype = a
     t = self
-    if device is not None and device != t.device:
-        raise NotImplementedError(f"moving a tensor from {t.device} to {device} is not built yet")
+    changed = False
     if dtype is not None and _C.dtype(dtype) != t.dtype:
-        return t._to_dtype(dtype)
-    return t.clone() if copy else t
+        t, changed = t._to_dtype(dtype), True  # on the CPU, before the copy, when both change
+    if device is not None and _device_name(device) != t.device:
+        t, changed = t._to_device(_device_name(device)), True
+    return t.clone() if copy and not changed else t
 
 
 def cpu(self):
+    """This tensor on the CPU (itself when it is there)."""
     return to(self, "cpu")
+
+
+def cuda(self):
+    """This tensor on the GPU, cuda:0 (itself when it is there); see ``sampan.cuda``."""
+    return to(self, "cuda")
 
 
 def _converter(dtype):
@@ -166,7 +180,7 @@ _METHODS = {
     "numpy": numpy, "__array__": __array__, "tolist": tolist, "__repr__": _repr, "__str__": _repr,
     "__len__": __len__, "__iter__": __iter__, "__bool__": __bool__, "__float__": __float__,
     "__int__": __int__, "__complex__": __complex__, "__index__": __index__,
-    "__format__": __format__, "to": to, "cpu": cpu, "__reduce__": __reduce__,
+    "__format__": __format__, "to": to, "cpu": cpu, "cuda": cuda, "__reduce__": __reduce__,
     "float": _converter(_C.float32), "double": _converter(_C.float64),
     "half": _converter(_C.float16), "bfloat16": _converter(_C.bfloat16),
     "int": _converter(_C.int32), "long": _converter(_C.int64), "bool": _converter(_C.bool),

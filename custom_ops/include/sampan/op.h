@@ -109,6 +109,7 @@ class OpSchema {
   std::vector<std::pair<int, int>> inplace;  // (output, input): output reuses the input tensor
   std::vector<int> views;             // outputs the kernel returns as views of an input
   std::vector<DType> dtypes;          // dtypes the op supports; check_op sweeps them
+  bool transfers_device = false;      // outputs go to the device the shape function names
   int abi_version = SAMPAN_ABI_VERSION;
 
   std::string ns() const { return name.substr(0, name.find("::")); }
@@ -344,6 +345,9 @@ class OpBuilder {
   /// Output `output` is a view the kernel makes of an input (no allocation).
   OpBuilder& view(int output = 0) { schema_.views.push_back(output); return *this; }
   OpBuilder& dtypes(std::vector<DType> d) { schema_.dtypes = std::move(d); return *this; }
+  /// The outputs are allocated on the device the shape function names, not the inputs' (a copy
+  /// between devices, core::to_device); the kernel is still the one of the inputs' device.
+  OpBuilder& transfers_device() { schema_.transfers_device = true; return *this; }
 
   const OpSchema& schema() const { return schema_; }
   const std::vector<ArgKind>& kernel_kinds() const { return kernel_kinds_; }

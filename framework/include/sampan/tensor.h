@@ -110,6 +110,8 @@ class Tensor {
   // ---- common conveniences (each is a registered op) ----
   Tensor contiguous() const;
   Tensor to(DType dtype) const;
+  /// This tensor on `device` (itself when it is there already); see to_device.
+  Tensor to(Device device) const;
   Tensor clone() const;
   /// The single element as double (complex: real part); errors unless numel() == 1.
   double item() const;

@@ -1,4 +1,5 @@
 // sampan: dtype conversion and copies (core::cast, core::clone, core::copy_).
+#include "sampan/cuda.h"
 #include "sampan/ops.h"
 #include "elementwise_support.h"
 
@@ -17,7 +18,30 @@ void convert_into(const Tensor& src, const Tensor& dst) {
   });
 }
 
+// out = x, byte for byte, between any two devices (out was allocated on the target device).
+void transfer(const Tensor& x, Tensor& out) {
+  Tensor src = x.device().is_cpu() ? contiguous(x) : x;
+  if (!src.is_contiguous())
+    throw NotImplementedError("to_device: a strided tensor on " + src.device().str() +
+                              " cannot be copied yet; call contiguous() on the CPU side first");
+  cuda::copy_bytes(out.raw_data(), out.device().is_cuda(), src.raw_data(), src.device().is_cuda(), out.nbytes());
+}
+
 }  // namespace
+
+SAMPAN_OP(core, to_device)
+    .doc("A copy of `x` on `device` ('cpu', 'cuda' or 'cuda:0'); the gradient returns to x's device.")
+    .args("x", "device")
+    .outputs("out")
+    .transfers_device()
+    .shape([](const TensorSpec& x, const std::string& device) {
+      return TensorSpec{x.shape, x.dtype, Device::parse(device)};
+    })
+    .cpu([](const Tensor& x, const std::string&, Tensor& out) { transfer(x, out); })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& x, const std::string&, Tensor& out) { transfer(x, out); })
+#endif
+    .vjp([](const VjpContext& c) -> Grads { return {to_device(c.grad_output(0), c.input(0).device())}; });
 
 SAMPAN_OP(core, cast)
     .doc("Converts `x` to `dtype` (NumPy names: 'float32', 'complex128' ...).")
@@ -38,6 +62,9 @@ SAMPAN_OP(core, clone)
     .outputs("out")
     .shape([](const TensorSpec& x) { return x; })
     .cpu([](const Tensor& x, Tensor& out) { convert_into(x, out); })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& x, Tensor& out) { transfer(x, out); })  // contiguous x only
+#endif
     .vjp([](const VjpContext& c) -> Grads { return {c.grad_output(0)}; });
 
 SAMPAN_OP(core, copy_)
@@ -64,6 +91,10 @@ SAMPAN_OP(core, copy_)
       return {Tensor(), c.grad_output(0)};
     });
 
+Tensor to_device(const Tensor& x, Device device) {
+  static OpHandle op("core::to_device");
+  return op(x, device.str())[0];
+}
 Tensor cast(const Tensor& x, DType dtype) {
   static OpHandle op("core::cast");
   return op(x, std::string(dtype_name(dtype)))[0];

@@ -3,12 +3,14 @@
 // complex input the expected gradient is dL/dRe + i dL/dIm (PyTorch's convention).
 #include "sampan/testing/check_op.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
 #include <sstream>
 
 #include "sampan/autograd.h"
+#include "sampan/cuda.h"
 #include "sampan/ops.h"
 
 namespace sampan {
@@ -291,6 +293,78 @@ void check_dtype_sweep(const OpSchema& op, const Values& sample, const std::vect
   }
 }
 
+// CPU against CUDA: the sample arguments copied to cuda:0, the op run there (twice, for
+// determinism), its outputs copied back and compared with the CPU's. The twins are written to give
+// the CPU's bits (the same per-element functions, the CPU's order of every sum); where they do
+// not, they must agree to `tol` relative (1e-5 for float32, 1e-12 for float64), and the note says so.
+void check_cuda(const OpSchema& op, const Values& sample, const std::vector<Tensor>& cpu_outs, bool determinism,
+                CheckOpReport& rep) {
+  const Device gpu{DeviceType::CUDA, 0};
+  auto on_gpu = [&] {
+    Values a = sample;
+    for (Tensor* t : tensor_slots(a)) *t = to_device(t->detach().contiguous(), gpu);
+    return a;
+  };
+  auto run = [&](std::vector<Tensor>& outs) {
+    try {
+      NoGradGuard ng;
+      outs = call_op(op, on_gpu());
+      cuda::synchronize();
+      return true;
+    } catch (const std::exception& e) {
+      rep.ok = false;
+      rep.failures.push_back("CPU vs CUDA: '" + op.name + "' on cuda:0 raised: " + e.what());
+      return false;
+    }
+  };
+  std::vector<Tensor> outs;
+  if (!run(outs)) return;
+  bool identical = true;
+  double worst = 0.0;
+  for (size_t o = 0; o < outs.size() && o < cpu_outs.size(); ++o) {
+    const std::string which = "CPU vs CUDA: '" + op.name + "' output " + std::to_string(o);
+    if (!op.transfers_device && !outs[o].device().is_cuda()) {
+      rep.ok = false;
+      rep.failures.push_back(which + " is on " + outs[o].device().str() + ", not cuda:0");
+      continue;
+    }
+    Tensor host = outs[o].to(cpu_device());
+    if (host.shape() != cpu_outs[o].shape() || host.dtype() != cpu_outs[o].dtype()) {
+      rep.ok = false;
+      rep.failures.push_back(which + " is " + shape_str(host.shape()) + " " + dtype_name(host.dtype()) + ", the CPU's " +
+                             shape_str(cpu_outs[o].shape()) + " " + dtype_name(cpu_outs[o].dtype()));
+      continue;
+    }
+    if (bitwise_equal(host, cpu_outs[o])) continue;
+    identical = false;
+    const DType d = host.dtype();
+    const double tol = (d == DType::Float32 || d == DType::Complex64) ? 1e-5 : (d == DType::Float64 || d == DType::Complex128) ? 1e-12 : 0.0;
+    auto a = to_doubles(host), b = to_doubles(cpu_outs[o]);
+    for (size_t i = 0; i < a.size(); ++i) {
+      const double rel = std::abs(a[i] - b[i]) / (1.0 + std::abs(b[i]));
+      worst = std::max(worst, rel);
+      if (!(rel <= tol)) {
+        rep.ok = false;
+        rep.failures.push_back(which + " element " + std::to_string(i) + " is " + fmt(a[i]) + " on cuda:0 and " +
+                               fmt(b[i]) + " on the CPU");
+        break;
+      }
+    }
+  }
+  if (determinism) {
+    std::vector<Tensor> again;
+    if (!run(again)) return;
+    for (size_t o = 0; o < outs.size() && o < again.size(); ++o)
+      if (!bitwise_equal(outs[o].to(cpu_device()), again[o].to(cpu_device()))) {
+        rep.ok = false;
+        rep.failures.push_back("CPU vs CUDA: '" + op.name + "' is not deterministic on cuda:0: output " +
+                               std::to_string(o) + " differs between two runs");
+      }
+  }
+  rep.notes.push_back(identical ? std::string("CPU vs CUDA: identical bits")
+                                : "CPU vs CUDA: within tolerance, not bitwise (largest relative difference " + fmt(worst) + ")");
+}
+
 }  // namespace
 
 CheckOpReport check_op(const OpSchema& op, const Values& sample_args, const CheckOpOptions& opt) {
@@ -338,10 +412,12 @@ CheckOpReport check_op(const OpSchema& op, const Values& sample_args, const Chec
   }
   if (opt.dtype_sweep && !op.dtypes.empty()) check_dtype_sweep(op, fresh(), outs, rep);
   if (opt.cuda) {
-    if (op.kernels.count(DeviceType::CUDA))
+    if (!op.kernels.count(DeviceType::CUDA))
+      rep.notes.push_back("CPU vs CUDA: op has no CUDA kernel");
+    else if (!cuda::is_available())
       rep.notes.push_back("CPU vs CUDA: no GPU in this process, skipped");
     else
-      rep.notes.push_back("CPU vs CUDA: op has no CUDA kernel");
+      check_cuda(op, fresh(), outs, opt.determinism && opt.cuda_deterministic, rep);
   }
   return rep;
 }

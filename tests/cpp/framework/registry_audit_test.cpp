@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 
+#include "sampan/cuda.h"
 #include "sampan/op_library.h"
 #include "sampan/ops.h"
 #include "sampan/testing/check_op.h"
@@ -101,6 +102,8 @@ const std::map<std::string, Sample>& samples() {
       {"core::conj", [] { return std::vector<Values>{{c128({3})}}; }},
       {"core::cast", [] { return std::vector<Values>{{f64({3}), std::string("float64")}, {c128({2}), std::string("complex128")}}; }},
       {"core::clone", [] { return std::vector<Values>{{f64({2, 2})}}; }},
+      // To the CPU: a sample that runs everywhere; the GPU direction is cuda_device_test's.
+      {"core::to_device", [] { return std::vector<Values>{{f64({2, 3}), std::string("cpu")}, {c128({4}), std::string("cpu")}}; }},
       {"core::copy_", [] { return std::vector<Values>{{f64({2, 3}), f64({3})}}; }},
       {"core::full", [] { return std::vector<Values>{{IntList{2, 2}, 1.5, std::string("float32")}}; }},
       {"core::arange", [] { return std::vector<Values>{{0.0, 5.0, 1.5, std::string("float64")}}; }},
@@ -218,19 +221,21 @@ TEST(RegistryAudit, EveryOpHasSamplesAndPassesCheckOp) {
 }
 
 // The graph ops of message passing (helix's GNN layers: gather rows with index_select, its
-// gradient index_add, reduce messages with the segment ops, count them with segment_count) and the
-// other gathers and scatters (gather, scatter_add, index_copy) have CUDA twins
-// (framework/src/kernels/*.cu) over the same per-element functions as their CPU kernels. In a build
-// with nvcc the registry must list a CUDA kernel for each and check_op must report the CPU-vs-CUDA
-// comparison as skipped for want of a GPU (not pretend it ran); without nvcc there is no CUDA
-// kernel and check_op says so.
+// gradient index_add, reduce messages with the segment ops, count them with segment_count), the
+// other gathers and scatters (gather, scatter_add, index_copy), the fused GIN ops, and the copies
+// (clone, to_device) have CUDA twins (framework/src/kernels/*.cu) over the same per-element
+// functions as their CPU kernels. In a build with nvcc the registry must list a CUDA kernel for
+// each; with a GPU in the process check_op runs each on cuda:0 and must find the CPU's bits (the
+// twins fold every sum in the CPU's order), without one it must report the comparison as skipped
+// (not pretend it ran); without nvcc there is no CUDA kernel and check_op says so.
 TEST(RegistryAudit, GraphOpsHaveCudaTwinsExactlyWhereBuiltWithNvcc) {
   const char* skipped = "CPU vs CUDA: no GPU in this process, skipped";
+  const char* identical = "CPU vs CUDA: identical bits";
   const char* absent = "CPU vs CUDA: op has no CUDA kernel";
   for (const char* name : {"core::index_select", "core::index_add", "core::index_copy", "core::gather", "core::scatter_add",
                            "core::segment_sum", "core::segment_mean", "core::segment_max", "core::segment_min",
                            "core::segment_count", "core::gather_add_scatter", "core::batch_norm_train",
-                           "core::batch_norm_train_backward"}) {
+                           "core::batch_norm_train_backward", "core::clone", "core::to_device"}) {
     const OpSchema& op = find_op(name);
     auto it = samples().find(name);
     ASSERT_NE(it, samples().end()) << name;
@@ -242,7 +247,7 @@ TEST(RegistryAudit, GraphOpsHaveCudaTwinsExactlyWhereBuiltWithNvcc) {
     auto noted = [&](const char* note) { return std::find(r.notes.begin(), r.notes.end(), note) != r.notes.end(); };
 #if defined(SAMPAN_CUDA_KERNELS)
     EXPECT_EQ(op.kernels.count(DeviceType::CUDA), 1u) << name << ": built with nvcc but no CUDA kernel registered";
-    EXPECT_TRUE(noted(skipped)) << name << ": " << r.summary();
+    EXPECT_TRUE(noted(cuda::is_available() ? identical : skipped)) << name << ": " << r.summary();
 #else
     EXPECT_EQ(op.kernels.count(DeviceType::CUDA), 0u) << name << ": a CUDA kernel in a build without nvcc";
     EXPECT_TRUE(noted(absent)) << name << ": " << r.summary();

@@ -17,5 +17,8 @@ Tensor copy_(const Tensor& dst, const Tensor& src);
 Tensor fill_(const Tensor& x, double value);
 /// Sets every element of x to zero in place; returns x.
 Tensor zero_(const Tensor& x);
+/// A copy of x on `device` (cpu <-> cuda:0, or within one), differentiable: the gradient goes
+/// back to x's device. A strided tensor on the GPU must be made contiguous first.
+Tensor to_device(const Tensor& x, Device device);
 
 }  // namespace sampan

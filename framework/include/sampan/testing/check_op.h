@@ -26,6 +26,8 @@ struct CheckOpOptions {
   bool dtype_sweep = true;
   bool determinism = true;
   bool cuda = true;
+  // On cuda:0, two runs must give the same bits (false for kernels that sum with atomics).
+  bool cuda_deterministic = true;
   uint64_t seed = 1234;  // for the random output projections
 };
 

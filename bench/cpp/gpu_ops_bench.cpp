@@ -1,0 +1,145 @@
+// sampan GPU benchmark: the ops with CUDA twins, timed on cuda:0 against the CPU (1 thread and all
+// threads) in one run, and the GPU's effective bandwidth against a device-to-device copy measured
+// in the same run (the bandwidth bound these memory-bound ops can reach). Sizes: a message-passing
+// batch of 100,000 nodes x 256 features and 400,000 edges; DeePMD's se_e2_a ops for 12,288 centres
+// x 138 slots (sel 46 + 92, 15% empty), the size of the replicated 12,000-atom water box.
+//
+//   build/bench/gpu_ops_bench [REPEATS]      (prints the reason and exits 0 where there is no GPU)
+//
+// GPU times are wall clock per call, synchronized, min of REPEATS; they include what the op layer
+// does on the host (the index checks: a copy of the index to the host, as on the CPU).
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sampan/cuda.h"
+#include "sampan/op.h"
+#include "sampan/ops.h"
+#include "sampan/threads.h"
+
+using namespace sampan;
+
+#if defined(SAMPAN_BENCH_DEEPMD)
+extern "C" int sampan_deepmd_bridge_registered();
+#endif
+
+namespace {
+
+const Device kGpu{DeviceType::CUDA, 0};
+
+double min_time(int repeats, const std::function<void()>& body) {
+  double best = 1e30;
+  for (int r = 0; r < repeats; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    body();
+    auto t1 = std::chrono::steady_clock::now();
+    best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
+  }
+  return best;
+}
+
+struct Case {
+  std::string name;
+  double bytes;                                    // compulsory traffic of one call
+  std::function<void(const std::vector<Tensor>&)> run;
+  std::vector<Tensor> cpu_args;
+};
+
+void report(const Case& c, int repeats, double copy_bandwidth, int all_threads) {
+  std::vector<Tensor> gpu_args;
+  for (const Tensor& t : c.cpu_args) gpu_args.push_back(to_device(t, kGpu));
+  auto on_gpu = [&] {
+    c.run(gpu_args);
+    cuda::synchronize();
+  };
+  on_gpu();  // warm-up: the allocator's cache, the kernels' first launch
+  const double gpu = min_time(repeats, on_gpu);
+  set_num_threads(1);
+  const double cpu1 = min_time(std::max(2, repeats / 5), [&] { c.run(c.cpu_args); });
+  set_num_threads(all_threads);
+  const double cpun = min_time(std::max(2, repeats / 5), [&] { c.run(c.cpu_args); });
+  const double bw = c.bytes / gpu;
+  std::printf("%-26s %10.3f %10.3f %10.3f %8.1fx %8.1fx %9.0f %7.2f\n", c.name.c_str(), cpu1 * 1e3, cpun * 1e3,
+              gpu * 1e3, cpu1 / gpu, cpun / gpu, bw / 1e9, bw / copy_bandwidth);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int repeats = argc > 1 ? std::atoi(argv[1]) : 20;
+  if (!cuda::is_available()) {
+    std::printf("gpu_ops_bench: no GPU in this process (%s); nothing to measure\n", cuda::unavailable_reason().c_str());
+    return 0;
+  }
+  const int all_threads = omp_get_max_threads();
+  std::printf("GPU: %s\nCPU: %d threads\n", cuda::device_description().c_str(), all_threads);
+
+  // The bound: a device-to-device copy of 1 GiB (clone: read + write).
+  Tensor big = to_device(zeros({int64_t{1} << 28}, DType::Float32), kGpu);
+  (void)clone(big);
+  cuda::synchronize();
+  const double t_copy = min_time(repeats, [&] {
+    (void)clone(big);
+    cuda::synchronize();
+  });
+  const double copy_bandwidth = 2.0 * static_cast<double>(big.nbytes()) / t_copy;
+  big = Tensor();
+  std::printf("device-to-device copy, 1 GiB: %.0f GB/s (read + write)\n\n", copy_bandwidth / 1e9);
+  std::printf("%-26s %10s %10s %10s %9s %9s %9s %7s\n", "op", "CPU1 ms", "CPUn ms", "GPU ms", "vs CPU1", "vs CPUn",
+              "GPU GB/s", "/copy");
+
+  Generator gen(7);
+  std::vector<Case> cases;
+  {
+    const int64_t n = 100000, e = 400000, f = 256;
+    Tensor x = randn({n, f}, DType::Float32, &gen);
+    Tensor src = randn({e, f}, DType::Float32, &gen);
+    Tensor edges = randint(0, n, {e}, DType::Int64, &gen);
+    Tensor sorted_ids = sort(edges, 0).first;
+    const double row = static_cast<double>(f) * 4;
+    cases.push_back({"index_select [1e5x256]->4e5", e * row * 2 + e * 8.0,
+                     [](const std::vector<Tensor>& a) { (void)index_select(a[0], 0, a[1]); }, {x, edges}});
+    cases.push_back({"index_add 4e5 rows->1e5", e * row + n * row * 2 + e * 8.0,
+                     [](const std::vector<Tensor>& a) { (void)index_add(a[0], 0, a[1], a[2]); }, {x, edges, src}});
+    cases.push_back({"segment_sum 4e5->1e5 rows", e * row + n * row + e * 8.0,
+                     [n](const std::vector<Tensor>& a) { (void)segment_sum(a[0], a[1], n); }, {src, sorted_ids}});
+    cases.push_back({"segment_max 4e5->1e5 rows", e * row + n * row * 3 + e * 8.0,
+                     [n](const std::vector<Tensor>& a) { (void)segment_max_with_arg(a[0], a[1], n); }, {src, sorted_ids}});
+  }
+#if defined(SAMPAN_BENCH_DEEPMD)
+  if (sampan_deepmd_bridge_registered() == 1) {
+    const int64_t nloc = 12288, nnei = 138, nall = 24576, nt = 2;
+    Tensor coord = uniform({nall, 3}, 0.0, 48.0, DType::Float64, &gen);
+    Tensor atype = randint(0, nt, {nall}, DType::Int64, &gen);
+    // neighbours among the ghosts (rows nloc..nall): no centre is its own neighbour
+    Tensor nlist = randint(nloc, nall, {nloc, nnei}, DType::Int64, &gen);
+    // 15% empty slots (-1), as a real neighbour list's padding
+    Tensor empty = lt(rand({nloc, nnei}, DType::Float64, &gen), scalar_tensor(0.15, DType::Float64));
+    nlist = where(empty, scalar_tensor(-1.0, DType::Int64), nlist);
+    Tensor davg = uniform({nt, nnei * 4}, -0.1, 0.1, DType::Float64, &gen);
+    Tensor dstd = uniform({nt, nnei * 4}, 0.5, 1.0, DType::Float64, &gen);
+    static OpHandle env("deepmd::prod_env_mat_a"), force("deepmd::prod_force_se_a"), virial("deepmd::prod_virial_se_a");
+    auto em = env(coord, atype, nlist, davg, dstd, 40.0, 1.0);
+    Tensor net_deriv = randn({nloc, nnei * 4}, DType::Float64, &gen);
+    const double slots = static_cast<double>(nloc * nnei);
+    cases.push_back({"prod_env_mat_a 12288x138", slots * (4 + 12 + 3 + 8 * 2) * 8.0,
+                     [](const std::vector<Tensor>& a) { (void)env(a[0], a[1], a[2], a[3], a[4], 40.0, 1.0); },
+                     {coord, atype, nlist, davg, dstd}});
+    cases.push_back({"prod_force_se_a", slots * (4 + 12) * 8.0 + slots * 8.0 + nall * 3 * 8.0,
+                     [nall](const std::vector<Tensor>& a) { (void)force(a[0], a[1], a[2], nall); },
+                     {net_deriv, em[1], nlist}});
+    cases.push_back({"prod_virial_se_a", slots * (4 + 12 + 3) * 8.0 + slots * 8.0 + nall * 9 * 8.0,
+                     [nall](const std::vector<Tensor>& a) { (void)virial(a[0], a[1], a[2], a[3], nall); },
+                     {net_deriv, em[1], em[2], nlist}});
+  }
+#endif
+  for (const Case& c : cases) report(c, repeats, copy_bandwidth, all_threads);
+  std::printf("\nGPU GB/s: compulsory bytes of one call / GPU time; /copy: that over the 1 GiB copy's rate.\n");
+  return 0;
+}

@@ -1,0 +1,74 @@
+"""sampan.cuda and Tensor.to(device). Without a GPU (this project's CI machines) every entry point
+must say why and leave the CPU tensor intact; with one, copies round-trip bit for bit and
+gradients cross devices. The GPU half skips, naming the reason, where there is no GPU."""
+import numpy as np
+import pytest
+
+import sampan as sp
+
+needs_gpu = pytest.mark.skipif(not sp.cuda.is_available(),
+                               reason=f"no GPU in this process: {sp.cuda.unavailable_reason()}")
+
+
+def test_the_module_reports_a_consistent_state():
+    assert sp.cuda.is_available() == (sp.cuda.built() and sp.cuda.device_count() > 0)
+    assert (sp.cuda.unavailable_reason() == "") == sp.cuda.is_available()
+    if not sp.cuda.built():
+        assert "built without CUDA" in sp.cuda.unavailable_reason()
+
+
+@pytest.mark.skipif(sp.cuda.is_available(), reason="a GPU is present; the no-GPU errors are not reachable")
+def test_without_a_gpu_moving_a_tensor_names_the_reason_and_keeps_the_tensor():
+    x = sp.tensor([1.0, 2.0, 3.0])
+    error = NotImplementedError if not sp.cuda.built() else RuntimeError
+    with pytest.raises(error, match="cuda:0") as info:
+        x.to("cuda")
+    assert sp.cuda.unavailable_reason() in str(info.value)
+    with pytest.raises(error):
+        x.cuda()
+    assert sp.cuda.memory_allocated() == 0
+    np.testing.assert_array_equal(x.numpy(), [1.0, 2.0, 3.0])
+    # Nothing to move: the same tensor back, not a copy.
+    assert x.to("cpu") is x
+    assert x.cpu() is x
+
+
+def test_an_unknown_device_is_a_value_error():
+    with pytest.raises(ValueError, match="unknown device 'tpu'"):
+        sp.tensor([1.0])._to_device("tpu")
+    with pytest.raises(ValueError, match="cuda:1"):
+        sp.tensor([1.0])._to_device("cuda:1")
+
+
+def test_dtype_and_copy_still_work_through_to():
+    x = sp.tensor([1.5, 2.5])
+    y = x.to("cpu", sp.float32)
+    assert y.dtype == sp.float32 and y.device == "cpu"
+    z = x.to(copy=True)
+    assert z is not x
+    np.testing.assert_array_equal(z.numpy(), x.numpy())
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", ["bool", "int32", "int64", "float32", "float64", "complex64", "complex128"])
+def test_round_trip_is_bit_for_bit(dtype):
+    a = (np.arange(12).reshape(3, 4) * 0.37 - 1.1).astype(dtype)
+    g = sp.tensor(a).to("cuda")
+    assert g.device == "cuda:0"
+    with pytest.raises(NotImplementedError, match="copy it to the CPU first"):
+        g.numpy()
+    np.testing.assert_array_equal(g.cpu().numpy(), a)
+    assert "device=cuda:0" in repr(g)
+
+
+@needs_gpu
+def test_gradients_cross_devices_and_memory_is_counted():
+    x = sp.tensor([1.5, -2.0, 0.25], requires_grad=True)
+    w = sp.tensor([0.5, 3.0, -1.0])
+    before = sp.cuda.memory_allocated()
+    g = x.to("cuda")
+    assert sp.cuda.memory_allocated() == before + 3 * 8
+    (g.cpu() * w).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), w.numpy())
+    del g
+    assert sp.cuda.memory_allocated() == before
