@@ -99,6 +99,14 @@ def __format__(self, spec):  # noqa: N807
     return _repr(self)
 
 
+def _is_dtype_name(name):
+    try:
+        _C.dtype(name)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
 def _device_name(device):
     """'cuda' -> 'cuda:0' (the name Tensor.device reports); others as given."""
     device = str(device)
@@ -112,6 +120,9 @@ def to(self, *args, dtype=None, device=None, copy=False):
     for a in args:
         if isinstance(a, str) and a.split(":")[0] in _DEVICE_NAMES:
             device = a
+        elif isinstance(a, str) and not _is_dtype_name(a):
+            raise ValueError(f"Tensor.to: '{a}' is neither a device ('cpu', 'cuda', 'cuda:N') nor a dtype "
+                             f"(bool, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)")
         elif isinstance(a, Tensor):
             dtype = a.dtype
         else:

@@ -34,6 +34,8 @@ def test_without_a_gpu_moving_a_tensor_names_the_reason_and_keeps_the_tensor():
 
 
 def test_an_unknown_device_is_a_value_error():
+    with pytest.raises(ValueError, match="'gpu' is neither a device"):
+        sp.tensor([1.0]).to("gpu")
     with pytest.raises(ValueError, match="unknown device 'tpu'"):
         sp.tensor([1.0])._to_device("tpu")
     with pytest.raises(ValueError, match="cuda:1"):
