@@ -15,12 +15,14 @@
 #include "sampan/op_library.h"
 #include "sampan/ops.h"
 #include "sampan/testing/check_op.h"
+#include "../thrown_message.h"
 
 #ifndef SAMPAN_LJ_LIBRARY
 #error "SAMPAN_LJ_LIBRARY (path of libsampan_lj.so) is defined by custom_ops/examples/lennard_jones/CMakeLists.txt"
 #endif
 
 using namespace sampan;
+using sampan::test::thrown_message;
 
 namespace {
 
@@ -86,15 +88,6 @@ double energy_of(const Tensor& pos, const Tensor& pairs, const Tensor& box, doub
                  double sigma = kSigma, double rcut = kRcut) {
   NoGradGuard ng;
   return md::lj_energy(pos, pairs, box, eps, sigma, rcut).item();
-}
-
-std::string what_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(nothing thrown)";
 }
 
 }  // namespace
@@ -273,7 +266,7 @@ TEST_F(LennardJones, FourthDerivativeFailsLoudly) {
   Tensor g1 = grad({e}, {pos}, {}, true, true)[0];
   Tensor g2 = grad({sum(mul(g1, g1))}, {pos}, {}, true, true)[0];  // through the Hessian
   Tensor g3 = grad({sum(mul(g2, g2))}, {pos}, {}, true, true)[0];  // through the third derivative
-  std::string m = what_of([&] { grad({sum(mul(g3, g3))}, {pos}); });  // would need the fourth
+  std::string m = thrown_message([&] { grad({sum(mul(g3, g3))}, {pos}); });  // would need the fourth
   EXPECT_NE(m.find("md::lj_hvp"), std::string::npos) << m;
 }
 
@@ -289,17 +282,17 @@ TEST_F(LennardJones, Float32MatchesFloat64) {
 TEST_F(LennardJones, BadArgumentsRaiseClearErrors) {
   Tensor pos = sample_pos(), box = sample_box();
   std::string m;
-  m = what_of([&] { md::lj_energy(pos, int_pairs({0, 1, 2, 9}), box, kEps, kSigma, kRcut); });
+  m = thrown_message([&] { md::lj_energy(pos, int_pairs({0, 1, 2, 9}), box, kEps, kSigma, kRcut); });
   EXPECT_NE(m.find("md::lj_energy"), std::string::npos) << m;
   EXPECT_NE(m.find("'pairs' row 1 is (2, 9)"), std::string::npos) << m;
   EXPECT_NE(m.find("[0, 6)"), std::string::npos) << m;
   EXPECT_THROW(md::lj_energy(pos, int_pairs({0, 1, 2, 9}), box, kEps, kSigma, kRcut), IndexError);
   EXPECT_THROW(md::lj_energy(pos, int_pairs({3, 3}), box, kEps, kSigma, kRcut), ValueError);
-  m = what_of([&] { md::lj_energy(pos, all_pairs(6), box, kEps, kSigma, 2.6); });
+  m = thrown_message([&] { md::lj_energy(pos, all_pairs(6), box, kEps, kSigma, 2.6); });
   EXPECT_NE(m.find("minimum-image"), std::string::npos) << m;
   EXPECT_NE(m.find("box[0] = 5"), std::string::npos) << m;
   EXPECT_THROW(md::lj_energy(pos, all_pairs(6).to(DType::Float64), box, kEps, kSigma, kRcut), TypeError);
-  m = what_of([&] { md::lj_energy(zeros({4, 2}, DType::Float64), all_pairs(4), box, kEps, kSigma, kRcut); });
+  m = thrown_message([&] { md::lj_energy(zeros({4, 2}, DType::Float64), all_pairs(4), box, kEps, kSigma, kRcut); });
   EXPECT_NE(m.find("'pos' must have shape [N, 3], got [4, 2]"), std::string::npos) << m;
   EXPECT_THROW(md::lj_energy(pos, all_pairs(6), box.to(DType::Float32), kEps, kSigma, kRcut), TypeError);
   EXPECT_THROW(md::lj_energy(pos, all_pairs(6), box, kEps, -1.0, kRcut), ValueError);
@@ -314,7 +307,7 @@ TEST_F(LennardJones, SecondLibraryWithTheSameOpsIsRefusedNamingBoth) {
     std::ofstream dst(copy, std::ios::binary);
     dst << src.rdbuf();
   }
-  std::string m = what_of([&] { load_op_library(copy); });
+  std::string m = thrown_message([&] { load_op_library(copy); });
   EXPECT_NE(m.find("registered twice"), std::string::npos) << m;
   EXPECT_NE(m.find(SAMPAN_LJ_LIBRARY), std::string::npos) << m;
   EXPECT_NE(m.find(copy), std::string::npos) << m;

@@ -10,8 +10,10 @@
 #include "sampan/autograd.h"
 #include "sampan/cuda.h"
 #include "sampan/ops.h"
+#include "../thrown_message.h"
 
 using namespace sampan;
+using sampan::test::thrown_message;
 
 namespace {
 
@@ -26,15 +28,6 @@ bool same_bytes(const Tensor& a, const Tensor& b) {
          (ca.nbytes() == 0 || std::memcmp(ca.raw_data(), cb.raw_data(), ca.nbytes()) == 0);
 }
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no exception)";
-}
-
 }  // namespace
 
 TEST(CudaDevice, WithoutGpuEveryEntryPointNamesTheReason) {
@@ -44,7 +37,7 @@ TEST(CudaDevice, WithoutGpuEveryEntryPointNamesTheReason) {
   EXPECT_EQ(cuda::memory_allocated(), 0u);
   cuda::synchronize();  // nothing to wait for: no error
   Tensor x = arange(0, 6, 1, DType::Float64);
-  const std::string why = message_of([&] { (void)to_device(x, kGpu); });
+  const std::string why = thrown_message([&] { (void)to_device(x, kGpu); });
   EXPECT_NE(why.find("cuda:0"), std::string::npos) << why;
   EXPECT_NE(why.find(cuda::unavailable_reason()), std::string::npos) << why;
   if (cuda::built()) {
@@ -59,7 +52,7 @@ TEST(CudaDevice, WithoutGpuEveryEntryPointNamesTheReason) {
 }
 
 TEST(CudaDevice, OnlyCudaZeroIsAccepted) {
-  const std::string why = message_of([] { (void)Tensor::empty({2}, DType::Float32, Device{DeviceType::CUDA, 1}); });
+  const std::string why = thrown_message([] { (void)Tensor::empty({2}, DType::Float32, Device{DeviceType::CUDA, 1}); });
   EXPECT_NE(why.find("cuda:1"), std::string::npos) << why;
   EXPECT_NE(why.find("CUDA_VISIBLE_DEVICES"), std::string::npos) << why;
 }
@@ -129,10 +122,10 @@ TEST(CudaDevice, OpsRefuseWhatTheyCannotRunOnTheGpu) {
   SKIP_WITHOUT_GPU();
   Tensor g = to_device(from_vector({1.0, 2.0, 3.0}, {3}), kGpu);
   // An op without a CUDA kernel names itself and the device.
-  const std::string no_kernel = message_of([&] { (void)exp(g); });
+  const std::string no_kernel = thrown_message([&] { (void)exp(g); });
   EXPECT_NE(no_kernel.find("no kernel for device cuda:0"), std::string::npos) << no_kernel;
   // Mixed devices name both arguments.
-  const std::string mixed = message_of([&] { (void)index_select(g, 0, from_vector({0.0}, {1}, DType::Int64)); });
+  const std::string mixed = thrown_message([&] { (void)index_select(g, 0, from_vector({0.0}, {1}, DType::Int64)); });
   EXPECT_NE(mixed.find("cuda:0"), std::string::npos) << mixed;
   EXPECT_NE(mixed.find("cpu"), std::string::npos) << mixed;
   // A GPU index out of range is caught on the host, as on the CPU, and nothing is written.

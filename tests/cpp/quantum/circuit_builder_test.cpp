@@ -9,17 +9,14 @@
 #include "sampan/error.h"
 #include "sampan/ops.h"
 #include "sampan/quantum/circuit_builder.h"
+#include "../thrown_message.h"
 
 using namespace sampan;
+using sampan::test::thrown_message;
 using namespace sampan::quantum;
 using IntList = std::vector<int64_t>;
 
 namespace {
-
-std::string message(const std::function<void()>& f) {
-  try { f(); } catch (const std::exception& e) { return e.what(); }
-  return "no error";
-}
 
 Tensor no_params() { return from_vector(std::vector<double>{}, {0}); }
 
@@ -74,21 +71,21 @@ TEST(QuantumCircuitBuilder, ExpectationAndAdjointGradientMatchClosedForms) {
 TEST(QuantumCircuitBuilder, ErrorsNameTheGateAndTheValues) {
   Circuit c(3);
   EXPECT_THROW(c.h(3), IndexError);
-  EXPECT_NE(message([&] { c.h(-1); }).find("out of range for 3 qubits"), std::string::npos);
+  EXPECT_NE(thrown_message([&] { c.h(-1); }).find("out of range for 3 qubits"), std::string::npos);
   EXPECT_THROW(c.cnot(1, 1), ValueError);
-  EXPECT_NE(message([&] { Circuit(3).h(0).cz(2, 2); }).find("gate 1 (CZ)"), std::string::npos);
+  EXPECT_NE(thrown_message([&] { Circuit(3).h(0).cz(2, 2); }).find("gate 1 (CZ)"), std::string::npos);
   EXPECT_THROW(c.ccx(0, 1, 0), ValueError);
   EXPECT_THROW(Circuit(0), ValueError);
   EXPECT_THROW(Circuit(61), ValueError);
   EXPECT_THROW(c.ry(Param{-1}, 0), ValueError);
   // A non-unitary matrix, and one of the wrong size.
   EXPECT_THROW(c.unitary({1, 0, 0, 2}, {0}), ValueError);
-  EXPECT_NE(message([&] { c.unitary({1, 1, 0, 1}, {0}); }).find("not unitary"), std::string::npos);
-  EXPECT_NE(message([&] { c.unitary({1, 0, 0}, {0}); }).find("got 3"), std::string::npos);
+  EXPECT_NE(thrown_message([&] { c.unitary({1, 1, 0, 1}, {0}); }).find("not unitary"), std::string::npos);
+  EXPECT_NE(thrown_message([&] { c.unitary({1, 0, 0}, {0}); }).find("got 3"), std::string::npos);
   EXPECT_THROW(c.unitary({0, 1, 1, 0}, {0}, {0}), ValueError);  // control repeats the target
   // NaN would pass a max/compare test unnoticed: the deviation is reported as inf.
-  EXPECT_NE(message([&] { c.unitary({std::nan(""), 0, 0, 1}, {0}); }).find("= inf"), std::string::npos);
-  EXPECT_NE(message([&] { c.rx(std::nan(""), 0); }).find("gate 0 (RX): the angle nan is not finite"), std::string::npos);
+  EXPECT_NE(thrown_message([&] { c.unitary({std::nan(""), 0, 0, 1}, {0}); }).find("= inf"), std::string::npos);
+  EXPECT_NE(thrown_message([&] { c.rx(std::nan(""), 0); }).find("gate 0 (RX): the angle nan is not finite"), std::string::npos);
   EXPECT_THROW(c.u3(0.1, INFINITY, 0.2, 1), ValueError);
   // Parameters of the wrong shape, dtype or length reach the op's checks.
   Circuit d(1);
@@ -96,7 +93,7 @@ TEST(QuantumCircuitBuilder, ErrorsNameTheGateAndTheValues) {
   EXPECT_THROW(d.state(from_vector({0.1, 0.2}, {1, 2})), ValueError);
   EXPECT_THROW(d.state(from_vector({0.1}, {1}, DType::Float32)), TypeError);
   EXPECT_THROW(d.state(no_params()), IndexError);
-  EXPECT_NE(message([&] { d.state(no_params()); }).find("params has 0 entries"), std::string::npos);
+  EXPECT_NE(thrown_message([&] { d.state(no_params()); }).find("params has 0 entries"), std::string::npos);
   // Nothing was added by the failed calls.
   EXPECT_EQ(c.size(), 0);
 }

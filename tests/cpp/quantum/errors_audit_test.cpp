@@ -10,8 +10,10 @@
 
 #include "sampan/error.h"
 #include "sampan/quantum/circuit.h"
+#include "../thrown_message.h"
 
 using namespace sampan;
+using sampan::test::thrown_message;
 using namespace sampan::quantum;
 using IntList = std::vector<int64_t>;
 using FloatList = std::vector<double>;
@@ -20,18 +22,13 @@ namespace {
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-std::string message(const std::function<void()>& f) {
-  try { f(); } catch (const std::exception& e) { return e.what(); }
-  return "no error";
-}
-
 }  // namespace
 
 TEST(QuantumErrorsAudit, NonFiniteUnitaryIsRefused) {
   // NaN in the (0, 0) entry only: every other entry of U^+ U - I is 0.
   const FloatList nan_identity = {kNaN, 0, 0, 0, 0, 0, 1, 0};
   EXPECT_THROW(decode_circuit({kUnitary, 0, 1, 0, 0}, 0, nan_identity, 1, "test"), ValueError);
-  EXPECT_NE(message([&] { decode_circuit({kUnitary, 0, 1, 0, 0}, 0, nan_identity, 1, "test"); }).find("= inf"),
+  EXPECT_NE(thrown_message([&] { decode_circuit({kUnitary, 0, 1, 0, 0}, 0, nan_identity, 1, "test"); }).find("= inf"),
             std::string::npos);
   const complex128 inf_matrix[4] = {{INFINITY, 0}, 0, 0, 1};
   EXPECT_EQ(unitarity_deviation(inf_matrix, 2), std::numeric_limits<double>::infinity());
@@ -42,7 +39,7 @@ TEST(QuantumErrorsAudit, NonFiniteUnitaryIsRefused) {
 TEST(QuantumErrorsAudit, NonFiniteChannelsAreRefused) {
   // Kraus {K0 = diag(NaN, 1)}: not trace preserving.
   const FloatList kraus = {kNaN, 0, 0, 0, 0, 0, 1, 0};
-  const auto m = message([&] { decode_circuit({kKraus, 1, 1, 0, 0}, 0, kraus, 1, "test", true); });
+  const auto m = thrown_message([&] { decode_circuit({kKraus, 1, 1, 0, 0}, 0, kraus, 1, "test", true); });
   EXPECT_NE(m.find("not trace preserving"), std::string::npos) << m;
   // Mixed unitary 0.5 I + 0.5 diag(NaN, 1).
   const FloatList mu = {0.5, 0.5, 1, 0, 0, 0, 0, 0, 1, 0, kNaN, 0, 0, 0, 0, 0, 1, 0};
@@ -51,7 +48,7 @@ TEST(QuantumErrorsAudit, NonFiniteChannelsAreRefused) {
 }
 
 TEST(QuantumErrorsAudit, NonFiniteFixedAnglesAreRefused) {
-  const auto m = message([&] { decode_circuit({kH, 0, kRY, 0, -1}, 0, {kNaN}, 1, "test"); });
+  const auto m = thrown_message([&] { decode_circuit({kH, 0, kRY, 0, -1}, 0, {kNaN}, 1, "test"); });
   EXPECT_NE(m.find("gate 1 (RY): its fixed angle constants[0] = nan is not finite"), std::string::npos) << m;
   EXPECT_THROW(decode_circuit({kU3, 0, -1, -2, -1}, 0, {0.1, INFINITY}, 1, "test"), ValueError);
   // Trainable slots are data, read at run time: only their index is checked here.

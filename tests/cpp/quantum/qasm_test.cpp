@@ -13,8 +13,10 @@
 #include "sampan/error.h"
 #include "sampan/ops.h"
 #include "sampan/quantum/qasm.h"
+#include "../thrown_message.h"
 
 using namespace sampan;
+using sampan::test::thrown_message;
 using namespace sampan::quantum;
 using C = complex128;
 
@@ -34,11 +36,6 @@ std::vector<C> column(const std::string& call, int k, int j) {
   for (int b = 0; b < k; ++b)
     if (j >> b & 1) prep += "x q[" + std::to_string(b) + "];\n";
   return state_of(parse_qasm(kHead + "qreg q[" + std::to_string(k) + "];\n" + prep + call + "\n").circuit);
-}
-
-std::string message(const std::function<void()>& f) {
-  try { f(); } catch (const std::exception& e) { return e.what(); }
-  return "no error";
 }
 
 C expi(double x) { return std::polar(1.0, x); }
@@ -172,10 +169,10 @@ TEST(QuantumQasm, ExportImportRoundTripKeepsNativeGatesAndStates) {
   EXPECT_NE(mt.find("gate cu(theta,phi,lam,gamma)"), std::string::npos) << mt;
   const auto want = state_of(m), got = state_of(parse_qasm(mt).circuit);
   for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(std::abs(want[i] - got[i]), 0, 1e-12);
-  EXPECT_NE(message([&] { to_qasm(c); }).find("reads params[0] but 0 parameter value(s)"), std::string::npos);
+  EXPECT_NE(thrown_message([&] { to_qasm(c); }).find("reads params[0] but 0 parameter value(s)"), std::string::npos);
   Circuit noisy(1);
   noisy.h(0).depolarizing(0.1, 0);
-  EXPECT_NE(message([&] { to_qasm(noisy); }).find("gate 1 (DEPOLARIZING) has no OpenQASM 2.0"), std::string::npos);
+  EXPECT_NE(thrown_message([&] { to_qasm(noisy); }).find("gate 1 (DEPOLARIZING) has no OpenQASM 2.0"), std::string::npos);
 }
 
 TEST(QuantumQasm, ClassicalControlIsRecordedAndWrittenBack) {
@@ -269,7 +266,7 @@ TEST(QuantumQasm, MalformedProgramsNameLineAndColumn) {
       {"gate g a { h a; ", "line 5, column 17", "got the end of the text"},
   };
   for (const auto& [body, where, what] : cases) {
-    const std::string m = message([&] { parse_qasm(head + body); });
+    const std::string m = thrown_message([&] { parse_qasm(head + body); });
     EXPECT_NE(m.find(where), std::string::npos) << body << " -> " << m;
     EXPECT_NE(m.find(what), std::string::npos) << body << " -> " << m;
   }
