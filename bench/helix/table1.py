@@ -140,10 +140,20 @@ def finetune_unit(args, mode, name, seed):
                                   args.emb_dim, "gin", "last", "mean", 0.5,
                                   encoder_path(args) if mode == "attr_mask" else None,
                                   checkpoint_dir=run_dir(args, mode, name), checkpoint_every=args.checkpoint_every,
-                                  keep_best_model=False)
+                                  keep_best_model=False, on_epoch=lambda s, e, r: report_epoch(args, mode, name, s, e, r))
     run = summary["runs"][0]
     print(f"  {mode} {name} seed {seed}: test ROC-AUC {100 * run['test']:.1f} at epoch {run['best_epoch']} "
           f"({time.perf_counter() - start:.0f} s this session)", flush=True)
+
+
+def report_epoch(args, mode, name, seed, epoch, record):
+    """Every 10th epoch of a fine-tuning unit: where it stands and when it will end at its pace."""
+    if epoch % 10 and epoch != args.epochs:
+        return
+    per_epoch = record["seconds"] / epoch
+    print(f"  {mode} {name} seed {seed}: epoch {epoch}/{args.epochs}, loss {record['train_loss']:.4f}, valid "
+          f"{100 * record['valid']:.1f}, test {100 * record['test']:.1f}; {per_epoch:.1f} s/epoch, "
+          f"{per_epoch * (args.epochs - epoch) / 60:.0f} min left", flush=True)
 
 
 def units(args):
@@ -179,7 +189,8 @@ def work(args):
                 continue
             try:
                 if not done():  # another process may have finished it meanwhile
-                    print(f"[{os.getpid()}] {key}", flush=True)
+                    left = sum(not u[2]() for u in pending)
+                    print(f"[{os.getpid()}] {key} ({left} of {len(units(args))} units not finished)", flush=True)
                     run()
                 pending.remove(unit)
                 progressed = True

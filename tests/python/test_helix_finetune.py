@@ -75,8 +75,18 @@ def test_finetune_seeds_summary_and_regression():
                 _batches(graphs[32:40], y[32:40], mask[32:40], 8), _batches(graphs[40:], y[40:], mask[40:], 8))
 
     config = dict(num_tasks=2, featurizer=FEATS, num_layers=2, emb_dim=16, dropout=0.0, pool="sum")
-    summary, best = ft.finetune_seeds(loaders, config, seeds=(0, 1), epochs=30, lr=1e-2, metric="rmse")
+    calls = []
+    summary, best = ft.finetune_seeds(loaders, config, seeds=(0, 1), epochs=30, lr=1e-2, metric="rmse",
+                                      on_epoch=lambda seed, epoch, record: calls.append((seed, epoch, record)))
     tests = [r["test"] for r in summary["runs"]]
+    # on_epoch sees every epoch of every seed, in order, with the history's numbers and a growing clock.
+    assert [(s, e) for s, e, _ in calls] == [(s, e) for s in (0, 1) for e in range(1, 31)]
+    for seed, run in zip((0, 1), summary["runs"]):
+        records = [r for s, _, r in calls if s == seed]
+        assert [r["valid"] for r in records] == run["history"]["valid"]
+        assert [r["train_loss"] for r in records] == run["history"]["train_loss"]
+        seconds = [r["seconds"] for r in records]
+        assert all(b > a for a, b in zip(seconds, seconds[1:])) and seconds[-1] <= run["seconds"]
     assert summary["test_mean"] == pytest.approx(np.mean(tests)) and summary["test_std"] == pytest.approx(np.std(tests))
     assert tests[0] != tests[1]  # the seed changes the run
     # Atom counts are learnable exactly with sum pooling: far below the spread of the labels.

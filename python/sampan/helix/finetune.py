@@ -95,7 +95,8 @@ def finetune(model, train_loader, valid_loader, test_loader=None, epochs=100, lr
     """Trains `model` for `epochs`, evaluating validation (and test) after each epoch; at the end
     the model holds the weights of the best-validation epoch. Returns a dict with the history
     (train_loss, valid, test per epoch), best_epoch (1-based), valid and test at that epoch and
-    the wall time. on_epoch(epoch, record) is called after each epoch.
+    the wall time. on_epoch(epoch, record) is called after each epoch (record: train_loss, valid,
+    test, and seconds of training so far, earlier sessions of a resumed run included).
 
     checkpoint: a file path. Every `checkpoint_every` epochs (and after the last) the whole
     training state is written there (sampan.helix.checkpoint); when the file exists at the
@@ -143,7 +144,8 @@ def finetune(model, train_loader, valid_loader, test_loader=None, epochs=100, lr
                 payload["loader_rng"] = loader_state
             ckpt.save_checkpoint(checkpoint, payload)
         if on_epoch is not None:
-            on_epoch(epoch, {"train_loss": loss, "valid": valid, "test": test})
+            on_epoch(epoch, {"train_loss": loss, "valid": valid, "test": test,
+                             "seconds": seconds_before + time.perf_counter() - start})
     if best_state is not None:
         model.load_state_dict(best_state)
     return {"metric": metric, "history": history, "best_epoch": best_epoch,
@@ -154,7 +156,7 @@ def finetune(model, train_loader, valid_loader, test_loader=None, epochs=100, lr
 
 def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1e-3, metric="roc_auc",
                    encoder_state=None, progress=False, max_batches=None, keep_best_model=True,
-                   checkpoint_dir=None, checkpoint_every=5):
+                   checkpoint_dir=None, checkpoint_every=5, on_epoch=None):
     """Runs `finetune` once per seed and summarizes test (and validation) at the best-validation
     epoch as mean and standard deviation (population std, as Hu et al.'s parse script with numpy).
 
@@ -165,6 +167,8 @@ def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1
     checkpoint_dir: makes the runs resumable, one seed at a time: seed<k>.ckpt.h5 holds the
     training state while seed k trains (see `finetune`), and once it finished its best weights;
     seed<k>.json its result. A seed whose result exists is not trained again.
+    on_epoch(seed, epoch, record) is called after each epoch that trains (record as in `finetune`,
+    plus "seconds": the seed's training time so far, resumed sessions included).
     Returns (summary dict, the model of the seed with the best validation score)."""
     if checkpoint_dir is not None and os.path.exists(checkpoint_dir) and not os.path.isdir(checkpoint_dir):
         raise ValueError(f"checkpoint_dir {checkpoint_dir}: exists and is not a directory (it holds one "
@@ -172,7 +176,7 @@ def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1
     runs, best_model, best_valid = [], None, None
     for seed in seeds:
         result, model = _run_seed(make_loaders, model_config, int(seed), epochs, lr, metric, encoder_state,
-                                  progress, max_batches, checkpoint_dir, checkpoint_every, keep_best_model)
+                                  progress, max_batches, checkpoint_dir, checkpoint_every, keep_best_model, on_epoch)
         runs.append(result)
         if keep_best_model and _better(metric, result["valid"], best_valid):
             best_valid, best_model = result["valid"], model
@@ -186,7 +190,7 @@ def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1
 
 
 def _run_seed(make_loaders, model_config, seed, epochs, lr, metric, encoder_state, progress, max_batches,
-              checkpoint_dir, checkpoint_every, keep_model):
+              checkpoint_dir, checkpoint_every, keep_model, on_epoch=None):
     """(result, model or None) of one seed, resumed or skipped when checkpoint_dir says so."""
     from . import checkpoint as ckpt
     result_path = ckpt_path = None
@@ -213,8 +217,9 @@ def _run_seed(make_loaders, model_config, seed, epochs, lr, metric, encoder_stat
     if encoder_state is not None:
         model.encoder.load_state_dict(encoder_state)
     train_loader, valid_loader, test_loader = make_loaders(seed)
+    seed_epoch = None if on_epoch is None else (lambda epoch, record: on_epoch(seed, epoch, record))
     result = finetune(model, train_loader, valid_loader, test_loader, epochs, lr, metric=metric,
-                      progress=progress, description=f"seed {seed}", max_batches=max_batches,
+                      progress=progress, description=f"seed {seed}", max_batches=max_batches, on_epoch=seed_epoch,
                       checkpoint=ckpt_path, checkpoint_every=checkpoint_every)
     result["seed"] = seed
     if checkpoint_dir is not None:
@@ -278,12 +283,13 @@ def default_metric(dataset):
 def finetune_dataset(dataset, split="scaffold", seeds=(0, 1, 2), epochs=100, batch_size=32, lr=1e-3, metric=None,
                      num_layers=5, emb_dim=300, conv="gin", jk="last", pool="mean", dropout=0.5, encoder_path=None,
                      progress=False, max_batches=None, eval_batch_size=256, checkpoint_dir=None, checkpoint_every=5,
-                     keep_best_model=True):
+                     keep_best_model=True, on_epoch=None):
     """Hu et al.'s fine-tuning protocol on a MoleculeDataset (sampan.helix.data): split (the
     deterministic scaffold split by default; a seeded split uses seed 0 for every run so that all
     seeds see the same molecules), one run per seed, test at the best-validation epoch as mean +-
     std. encoder_path: a pretrained encoder (sampan helix pretrain) to start from.
     checkpoint_dir: per-seed checkpoints and results that make the call resumable (finetune_seeds).
+    on_epoch(seed, epoch, record): called after every epoch (finetune_seeds).
     Returns (summary dict, best model)."""
     from .split import split_dataset
     from .data import DataLoader
@@ -306,7 +312,7 @@ def finetune_dataset(dataset, split="scaffold", seeds=(0, 1, 2), epochs=100, bat
                 DataLoader(test, eval_batch_size))
 
     summary, best = finetune_seeds(loaders, config, seeds, epochs, lr, metric, encoder_state, progress, max_batches,
-                                   keep_best_model, checkpoint_dir, checkpoint_every)
+                                   keep_best_model, checkpoint_dir, checkpoint_every, on_epoch)
     summary.update(split=split, split_sizes=[len(train), len(valid), len(test)], batch_size=batch_size,
                    molecules=len(dataset), tasks=dataset.num_tasks, featurizer=dataset.featurizer,
                    pretrained=None if encoder_path is None else {"path": str(encoder_path), "provenance": provenance},
