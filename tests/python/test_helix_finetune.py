@@ -92,6 +92,8 @@ def test_finetune_seeds_summary_and_regression():
     # Atom counts are learnable exactly with sum pooling: far below the spread of the labels.
     assert summary["test_mean"] < 0.5 * np.nanstd(y[40:][mask[40:]]), summary["test_mean"]
     assert best is not None
+    with pytest.raises(TypeError, match="on_epoch must be a function.*got list"):
+        ft.finetune_seeds(loaders, config, seeds=(0,), epochs=1, metric="rmse", on_epoch=calls)
 
 
 def test_load_model_rejects_other_files(tmp_path):

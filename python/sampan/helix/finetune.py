@@ -102,6 +102,7 @@ def finetune(model, train_loader, valid_loader, test_loader=None, epochs=100, lr
     training state is written there (sampan.helix.checkpoint); when the file exists at the
     start, training continues from it, and the result equals that of an uninterrupted run."""
     from . import checkpoint as ckpt
+    _check_callback(on_epoch)
     classification = is_classification(metric)
     optimizer = sampan.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
     history = {"train_loss": [], "valid": [], "test": []}
@@ -170,6 +171,7 @@ def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1
     on_epoch(seed, epoch, record) is called after each epoch that trains (record as in `finetune`,
     plus "seconds": the seed's training time so far, resumed sessions included).
     Returns (summary dict, the model of the seed with the best validation score)."""
+    _check_callback(on_epoch)  # before any seed trains, not after its first epoch
     if checkpoint_dir is not None and os.path.exists(checkpoint_dir) and not os.path.isdir(checkpoint_dir):
         raise ValueError(f"checkpoint_dir {checkpoint_dir}: exists and is not a directory (it holds one "
                          "seed<k>.ckpt.h5 and seed<k>.json per seed)")
@@ -262,6 +264,11 @@ def _plain(value):
     if isinstance(value, np.ndarray):
         return value.tolist()
     return value
+
+
+def _check_callback(on_epoch):
+    if on_epoch is not None and not callable(on_epoch):
+        raise TypeError(f"on_epoch must be a function called after each epoch, got {type(on_epoch).__name__}")
 
 
 def _progress(iterable, enabled, description):
