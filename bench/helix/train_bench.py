@@ -10,6 +10,7 @@ measured here; featurization has its own benchmark).
     PYTHONPATH=python .venv-bench/bin/python bench/helix/train_bench.py [--threads 1 2] [--emb-dim 300]
     OPENBLAS_NUM_THREADS=1 PYTHONPATH=python .venv/bin/python bench/helix/train_bench.py --threads 1 \
         --emb-dim 300 --no-peer --clock cpu          # CPU ms per training step, without the load's waits
+    ... --no-peer --clock cpu --profile 15           # and the 15 ops that take the most time (sp.profiler)
 
 --clock cpu times with the CPU time of the calling thread (time.thread_time) instead of the wall
 clock: at 1 thread that thread does all the work (OpenMP and OpenBLAS sized to 1), and the time
@@ -198,6 +199,9 @@ def main():
     parser.add_argument("--no-peer", action="store_true", help="sampan only")
     parser.add_argument("--compare-unfused", action="store_true",
                         help="also time the training step without the fused ops (unfused.py), interleaved in this run")
+    parser.add_argument("--profile", type=int, metavar="ROWS", default=0,
+                        help="after the timings, profile one training pass over the batches per case with "
+                             "sp.profiler (on --clock) and print its ROWS largest ops by self time")
     parser.add_argument("--clock", choices=["wall", "cpu"], default="wall",
                         help="wall: wall-clock time; cpu: CPU time of the timing thread (of the process when "
                              "--threads > 1), and CPU ms per step")
@@ -238,6 +242,15 @@ def main():
                     row += f", PyG train {1e3 * pt / steps:.1f} infer {1e3 * pi / steps:.1f}"
             print(row, flush=True)
     print("ratio = sampan molecules/s / PyG molecules/s (> 1: sampan faster)")
+    if args.profile:
+        for dim in args.emb_dim:
+            for threads in args.threads:
+                train, _ = sampan_steps(batches, args.layers, dim, threads)
+                train()  # warm-up: Adam's state, the allocator's blocks
+                with sp.profiler.profile(clock=args.clock) as prof:
+                    train()
+                print(f"\nops of one training pass ({len(batches)} steps), {dim} dims, {threads} thread(s):")
+                print(prof.table(row_limit=args.profile), flush=True)
     if args.compare_unfused:
         unit = "CPU" if args.clock == "cpu" else "wall"
         print(f"fused ops (gather_add_scatter, batch_norm_train) vs the composition before them, interleaved, "

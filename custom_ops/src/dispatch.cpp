@@ -1,11 +1,13 @@
 // sampan: call_op, the single path every op call takes: validate, infer, allocate, run the
 // device kernel, record autograd.
 #include <cstring>
+#include <optional>
 #include <sstream>
 
 #include "op_node.h"
 #include "sampan/autograd.h"
 #include "sampan/ops.h"
+#include "sampan/profiler.h"
 #include "../../framework/src/autograd/accumulate_grad.h"
 
 namespace sampan {
@@ -286,8 +288,21 @@ std::vector<TensorSpec> infer_op(const OpSchema& op, const Values& args) {
   }
 }
 
+// The tensor arguments' shapes in order, for the profiler: "[32, 300], [300, 600]".
+std::string tensor_shapes(const OpSchema& op, const Values& args) {
+  std::string s;
+  for_each_tensor(op, args, [&](const Tensor& t, size_t, size_t) {
+    if (!s.empty()) s += ", ";
+    s += shape_str(t.shape());
+  });
+  return s;
+}
+
 std::vector<Tensor> call_op(const OpSchema& op, Values args) {
   validate_args(op, args);
+  std::optional<profiler::detail::OpScope> profiled;  // times this call while the profiler runs
+  if (profiler::detail::running())
+    profiled.emplace(op, profiler::detail::record_shapes() ? tensor_shapes(op, args) : std::string());
   Device dev = common_device(op, args);
   ShapeCache& shape_cache = ShapeCache::for_this_thread();
   ShapeCache::Specs cached = shape_cache.find(op, args);

@@ -50,7 +50,7 @@ from . import _ops  # noqa: E402
 ops = _ops.ops
 ops._refresh()  # generates sp.ops.<ns>.<name>, top-level functions and Tensor methods
 
-from . import utils, testing, cuda  # noqa: E402
+from . import utils, testing, cuda, profiler  # noqa: E402
 from .utils.cpp_extension import load_op_library  # noqa: E402  (a built op library's ops)
 from .io import save, load  # noqa: E402  (checkpoints in HDF5)
 

@@ -5,6 +5,7 @@
 
 #include "sampan/autograd.h"
 #include "sampan/ops.h"
+#include "sampan/profiler.h"
 #include "accumulate_grad.h"
 
 namespace sampan {
@@ -81,6 +82,7 @@ struct EdgeKey {
 std::vector<Tensor> run_backward(const std::vector<Edge>& roots, std::vector<Tensor> root_grads,
                                  bool keep_graph, bool create_graph,
                                  const std::vector<Edge>& captures) {
+  profiler::detail::BackwardScope in_backward;  // the profiler files the ops run here as backward
   const bool capturing = !captures.empty();
   // 1. Discover the graph and which nodes lead somewhere useful.
   std::unordered_map<Node*, int> deps;
