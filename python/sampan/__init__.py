@@ -55,11 +55,17 @@ from .utils.cpp_extension import load_op_library  # noqa: E402  (a built op libr
 from .io import save, load  # noqa: E402  (checkpoints in HDF5)
 
 # Subpackages that other modules add (sp.nn, sp.optim ...) load on first use.
-_LAZY_SUBPACKAGES = ("nn", "optim", "io", "jit", "amp", "distributed", "data", "quantum", "deepmd", "helix")
+_LAZY_SUBPACKAGES = ("nn", "optim", "io", "quantum", "deepmd", "helix")
+# Names a PyTorch or Paddle user may reach for that sampan does not have yet (README, Status).
+_NOT_YET = {"jit": "tracing (jit.trace)", "amp": "mixed precision (amp)",
+            "distributed": "a data-parallel MPI communicator (distributed); MPI-distributed quantum "
+                           "states are in sampan.quantum.distributed"}
 
 
 def __getattr__(name):
     if name in _LAZY_SUBPACKAGES:
         import importlib
         return importlib.import_module(f".{name}", __name__)
+    if name in _NOT_YET:
+        raise AttributeError(f"module 'sampan' has no attribute '{name}': {_NOT_YET[name]} is not in sampan yet")
     raise AttributeError(f"module 'sampan' has no attribute '{name}'")
