@@ -55,11 +55,9 @@ from .utils.cpp_extension import load_op_library  # noqa: E402  (a built op libr
 from .io import save, load  # noqa: E402  (checkpoints in HDF5)
 
 # Subpackages that other modules add (sp.nn, sp.optim ...) load on first use.
-_LAZY_SUBPACKAGES = ("nn", "optim", "io", "quantum", "deepmd", "helix")
+_LAZY_SUBPACKAGES = ("nn", "optim", "io", "distributed", "quantum", "deepmd", "helix")
 # Names a PyTorch or Paddle user may reach for that sampan does not have yet (README, Status).
-_NOT_YET = {"jit": "tracing (jit.trace)", "amp": "mixed precision (amp)",
-            "distributed": "a data-parallel MPI communicator (distributed); MPI-distributed quantum "
-                           "states are in sampan.quantum.distributed"}
+_NOT_YET = {"jit": "tracing (jit.trace)", "amp": "mixed precision (amp)"}
 
 
 def __getattr__(name):

@@ -1,0 +1,47 @@
+// sampan: collectives over MPI ranks (MPI_COMM_WORLD), in place on CPU tensors, for data-parallel
+// training. A process that no MPI launcher started (and in which nothing else initialised MPI) is
+// rank 0 of 1 and makes no MPI call; so is every process of a build without MPI. MPI is
+// initialised on the first call that needs it (thread level funneled: call from the main thread)
+// and finalised at exit.
+//
+// The collectives are not ops: autograd does not record them. Every rank must call them in the
+// same order with tensors of the same dtype and element count; a disagreement is detected
+// (one small extra reduction per call) and raised on every rank instead of hanging.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sampan/tensor.h"
+
+namespace sampan::distributed {
+
+enum class ReduceOp { Sum, Avg, Max, Min };
+
+/// Parses "sum", "avg" (also "mean"), "max", "min"; ValueError otherwise.
+ReduceOp parse_reduce_op(const std::string& name);
+
+/// Whether this sampan was built with MPI.
+bool built_with_mpi();
+/// Whether an MPI launcher (mpirun, mpiexec, srun) started this process, by its environment.
+bool under_launcher();
+/// Whether the collectives go through MPI here: built with MPI, and MPI already initialised or
+/// this process started by a launcher.
+bool active();
+/// This process's rank in MPI_COMM_WORLD (0 when not active).
+int rank();
+/// The number of ranks (1 when not active).
+int world_size();
+
+/// t <- op over every rank's t. t: a contiguous CPU tensor of float32, float64, int32, int64,
+/// complex64 or complex128 (complex: sum and avg only; integers: not avg). Its version counter is
+/// bumped. One rank: t is left as it is (avg over one rank is t).
+void all_reduce(const Tensor& t, ReduceOp op = ReduceOp::Sum);
+/// t <- root's t on every rank (same dtypes as all_reduce, and bool).
+void broadcast(const Tensor& t, int root = 0);
+/// Every rank's t, in rank order (each a new tensor of t's shape).
+std::vector<Tensor> all_gather(const Tensor& t);
+/// Waits until every rank has called it.
+void barrier();
+
+}  // namespace sampan::distributed

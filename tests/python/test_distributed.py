@@ -1,0 +1,79 @@
+"""sp.distributed: one-rank semantics and errors in this process; the collectives and
+data-parallel training under `mpirun -n 2` and `-n 3` (distributed_ranks.py)."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import sampan as sp
+
+dist = sp.distributed
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+
+
+def test_outside_a_launcher_this_process_is_rank_0_of_1():
+    if sp._C.distributed.under_launcher():
+        pytest.skip("this test checks a process that no MPI launcher started")
+    assert not dist.is_active()
+    assert (dist.rank(), dist.world_size()) == (0, 1)
+    t = sp.tensor([1.5, -2.0])
+    assert dist.all_reduce(t, "avg") is t and t.tolist() == [1.5, -2.0]
+    assert dist.broadcast(t) is t and t.tolist() == [1.5, -2.0]
+    (g,) = dist.all_gather(t)
+    assert g.tolist() == t.tolist() and g is not t
+    dist.barrier()
+    assert dist.shard([1, 2, 3]) == [1, 2, 3]
+    model = sp.nn.Linear(2, 1)
+    dp = dist.DataParallel(model)
+    model(sp.ones(3, 2)).sum().backward()
+    before = model.weight.grad.tolist()
+    dp.sync_gradients()  # one rank: the average is the gradient itself
+    assert model.weight.grad.tolist() == before
+
+
+def test_errors_name_the_problem():
+    with pytest.raises(ValueError, match="reduce op 'median'"):
+        dist.all_reduce(sp.ones(2), "median")
+    with pytest.raises(TypeError, match="'max' of complex128"):
+        dist.all_reduce(sp.tensor([1j], dtype=sp.complex128), "max")
+    with pytest.raises(TypeError, match="'avg' of int64 would round"):
+        dist.all_reduce(sp.tensor([1, 2], dtype=sp.int64), "avg")
+    with pytest.raises(TypeError, match="dtype bool is not supported"):
+        dist.all_reduce(sp.tensor([True]))
+    with pytest.raises(ValueError, match="not contiguous"):
+        dist.all_reduce(sp.ones(2, 3).mT)
+    with pytest.raises(ValueError, match=r"root 1 is not a rank \(0 to 0\)"):
+        dist.broadcast(sp.ones(2), root=1)
+
+
+def _mpirun(n):
+    exe = shutil.which("mpirun") or shutil.which("mpiexec")
+    if exe is None:
+        return None
+    flags = []
+    version = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
+    if "Open MPI" in version or "OpenRTE" in version:
+        flags.append("--oversubscribe")
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            flags.append("--allow-run-as-root")
+    return [exe, "-n", str(n), *flags]
+
+
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_collectives_and_data_parallel_training_under_mpirun(ranks):
+    if not dist.is_available():
+        pytest.skip("sampan was built without MPI (install libopenmpi-dev and rebuild)")
+    launcher = _mpirun(ranks)
+    if launcher is None:
+        pytest.skip("no mpirun/mpiexec on PATH")
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"), OMP_NUM_THREADS="1")
+    r = subprocess.run([*launcher, sys.executable, os.path.join(HERE, "distributed_ranks.py")],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    # mpirun forwards the ranks' output as it comes: two lines may arrive joined
+    ok = sorted(re.findall(r"rank (\d+) of (\d+): OK", r.stdout))
+    assert ok == [(str(k), str(ranks)) for k in range(ranks)], r.stdout
