@@ -28,7 +28,7 @@ from . import _C
 from ._C import Tensor
 
 __all__ = ["is_available", "is_active", "rank", "world_size", "all_reduce", "broadcast", "all_gather",
-           "barrier", "shard", "DataParallel"]
+           "all_gather_str", "barrier", "shard", "average_gradients", "DataParallel"]
 
 _d = _C.distributed
 
@@ -76,6 +76,22 @@ def barrier() -> None:
     _d.barrier()
 
 
+def all_gather_str(text: str) -> list:
+    """Every rank's string, in rank order (e.g. random-generator states for a checkpoint)."""
+    if world_size() == 1:
+        return [text]
+    import numpy as np
+    import sampan as sp
+    data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8).astype(np.int32)
+    length = sp.tensor([len(data)], dtype=sp.int64)
+    longest = int(all_reduce(length.clone(), "max").item())
+    lengths = [int(x.item()) for x in all_gather(length)]
+    padded = np.zeros(longest, dtype=np.int32)
+    padded[:len(data)] = data
+    pieces = all_gather(sp.tensor(padded))
+    return [bytes(piece.numpy()[:n].astype(np.uint8)).decode("utf-8") for piece, n in zip(pieces, lengths)]
+
+
 def shard(items):
     """This rank's share of a sequence: items[rank::world_size] (every item on one rank only)."""
     return items[rank()::world_size()]
@@ -109,29 +125,34 @@ class DataParallel:
         return self.module.parameters(recurse)
 
     def sync_gradients(self) -> None:
-        """Averages every parameter's gradient over the ranks, in place. A parameter whose
-        gradient is None on this rank (unused in its forward) counts as zero, so that every rank
-        reduces the same list; it gets a gradient afterwards."""
-        if world_size() == 1:
-            return
-        from . import _creation
-        import sampan as sp
-        by_dtype = {}
-        for p in self._params:
-            if not p.requires_grad:
-                continue
-            if p.grad is None:
-                p.grad = _creation.zeros_like(p)
-            by_dtype.setdefault(p.dtype, []).append(p)
+        """Averages every parameter's gradient over the ranks, in place (average_gradients)."""
+        average_gradients(self._params)
+
+
+def average_gradients(parameters) -> None:
+    """Averages the gradients of `parameters` over the ranks, in place: one all-reduce per dtype
+    over all of them, flattened. A parameter that requires grad but has none on this rank (unused in
+    its forward) counts as zero, so that every rank reduces the same list; it gets a gradient."""
+    if world_size() == 1:
+        return
+    import sampan as sp
+    from . import _creation
+    by_dtype = {}
+    for p in parameters:
+        if not p.requires_grad:
+            continue
+        if p.grad is None:
+            p.grad = _creation.zeros_like(p)
+        by_dtype.setdefault(p.dtype, []).append(p)
+    with sp.no_grad():
         for params in by_dtype.values():
-            with sp.no_grad():
-                flat = sp.concat([p.grad.reshape(-1) for p in params])
-                _d.all_reduce(flat, "avg")
-                offset = 0
-                for p in params:
-                    n = p.numel()
-                    p.grad.copy_(flat[offset:offset + n].reshape(p.shape))
-                    offset += n
+            flat = sp.concat([p.grad.reshape(-1) for p in params])
+            _d.all_reduce(flat, "avg")
+            offset = 0
+            for p in params:
+                n = p.numel()
+                p.grad.copy_(flat[offset:offset + n].reshape(p.shape))
+                offset += n
 
 
 def _broadcast_value(t: Tensor, root: int) -> None:

@@ -1,5 +1,6 @@
 """sp.distributed: one-rank semantics and errors in this process; the collectives and
-data-parallel training under `mpirun -n 2` and `-n 3` (distributed_ranks.py)."""
+data-parallel training under `mpirun -n 2` and `-n 3` (distributed_ranks.py), and data-parallel
+helix pretraining with a stop and resume (helix_pretrain_ranks.py)."""
 import os
 import re
 import shutil
@@ -77,3 +78,51 @@ def test_collectives_and_data_parallel_training_under_mpirun(ranks):
     # mpirun forwards the ranks' output as it comes: two lines may arrive joined
     ok = sorted(re.findall(r"rank (\d+) of (\d+): OK", r.stdout))
     assert ok == [(str(k), str(ranks)) for k in range(ranks)], r.stdout
+
+
+NCI_SMI = "/usr/share/RDKit/Data/NCI/first_5K.smi"
+
+
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_data_parallel_helix_pretraining_stops_and_resumes_under_mpirun(ranks, tmp_path):
+    from sampan import helix
+    if not dist.is_available():
+        pytest.skip("sampan was built without MPI (install libopenmpi-dev and rebuild)")
+    if not helix.native_available():
+        pytest.skip("helix's featurization is not built (RDKit's C++ libraries were not found)")
+    if not os.path.exists(NCI_SMI):
+        pytest.skip(f"{NCI_SMI} is missing (Debian package rdkit-data)")
+    launcher = _mpirun(ranks)
+    if launcher is None:
+        pytest.skip("no mpirun/mpiexec on PATH")
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"), OMP_NUM_THREADS="1",
+               SAMPAN_HELIX_CACHE=str(tmp_path / "cache"))
+    r = subprocess.run([*launcher, sys.executable, os.path.join(HERE, "helix_pretrain_ranks.py"), str(tmp_path)],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    ok = sorted(re.findall(r"rank (\d+) of (\d+): OK", r.stdout))
+    assert ok == [(str(k), str(ranks)) for k in range(ranks)], r.stdout
+
+
+def test_helix_pretrain_command_under_mpirun_writes_once(tmp_path):
+    from sampan import helix
+    if not (dist.is_available() and helix.native_available() and os.path.exists(NCI_SMI)):
+        pytest.skip("needs MPI, helix's featurization (RDKit) and rdkit-data")
+    launcher = _mpirun(2)
+    if launcher is None:
+        pytest.skip("no mpirun/mpiexec on PATH")
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"), OMP_NUM_THREADS="1",
+               SAMPAN_HELIX_CACHE=str(tmp_path / "cache"))
+    out = tmp_path / "enc.h5"
+    args = ["-m", "sampan", "helix", "pretrain", "--dataset", NCI_SMI, "--max-molecules", "128", "--batch-size", "32",
+            "--epochs", "2", "--layers", "2", "--emb-dim", "16", "--out", str(out), "--no-progress"]
+    r = subprocess.run([*launcher, sys.executable, *args], capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.count("data-parallel over 2 ranks") == 1 and r.stdout.count("encoder -> ") == 1, r.stdout
+    assert r.stdout.count("  epoch 2: loss") == 1, r.stdout
+    from sampan.helix import pretrain as pt
+    _, provenance = pt.load_encoder(str(out))
+    assert provenance["ranks"] == 2 and len(provenance["history"]["loss"]) == 2
+    r = subprocess.run([*launcher, sys.executable, *args[:-1], "--task", "supervised"], capture_output=True,
+                       text=True, env=env, timeout=600)
+    assert r.returncode != 0 and "run supervised pretraining in one process" in r.stderr, r.stderr

@@ -313,11 +313,21 @@ class DataLoader:
         self._rng.bit_generator.state = json.loads(state) if isinstance(state, str) else state
 
     def __iter__(self):
+        return self.shard(0, 1)
+
+    def shard(self, rank, size, max_batches=None):
+        """One epoch's batches b with b % size == rank, of the first max_batches (all: None)
+        rounded down to a multiple of size, so that every rank gets as many. The epoch's order is
+        drawn as by iterating the loader (one draw per epoch), so ranks with the same seed agree
+        on it and each batch goes to exactly one rank. Batches of other ranks are not built."""
         n = len(self.dataset)
         order = self._rng.permutation(n) if self.shuffle else np.arange(n)
         stop = (n // self.batch_size) * self.batch_size if self.drop_last else n
-        for start in range(0, stop, self.batch_size):
-            yield self.dataset.batch(order[start:start + self.batch_size])
+        starts = range(0, stop, self.batch_size)
+        count = len(starts) if max_batches is None else min(len(starts), int(max_batches))
+        count -= count % size
+        for b in range(rank, count, size):
+            yield self.dataset.batch(order[starts[b]:starts[b] + self.batch_size])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ protocol in shared/reference/helix.md section 1.4):
 Encoders are saved with their config and provenance in HDF5 (sampan.save) and loaded back into
 GNNEncoder or into a GraphModel's encoder before fine-tuning.
 """
+import json
 import os
 import time
 
@@ -195,15 +196,40 @@ class ContextPrediction(nn.Module):
 # ---- drivers -------------------------------------------------------------------------------
 
 def pretrain(task_model, loader, epochs=1, lr=1e-3, progress=False, max_batches=None, on_epoch=None,
-             checkpoint=None, checkpoint_every=1):
+             checkpoint=None, checkpoint_every=1, data_parallel=None):
     """Trains a self-supervised task model (AttributeMasking or ContextPrediction) with Adam;
     returns the history of mean loss and accuracy per epoch and the wall time.
 
     checkpoint: a file path; every `checkpoint_every` epochs (and after the last) the task
     model, the optimizer, the history and the random streams (sampan's, the task's masking or
     center choice, the loader's shuffling) are written there, and a run that finds the file
-    continues from it with the result of an uninterrupted run."""
+    continues from it with the result of an uninterrupted run.
+
+    data_parallel: None (the default) means exactly when this process is one of several MPI ranks
+    (sampan.distributed). Then every rank holds the task model (rank 0's initial weights), takes
+    every world_size-th batch of the shuffled order its loader (same seed on every rank) draws, and
+    averages the gradients over the ranks before each step; each rank masks atoms (or picks
+    centers) and draws dropout from its own random stream. The history is the mean over ranks;
+    progress and on_epoch run on rank 0 only; rank 0 writes the checkpoint, with every rank's
+    random streams, and a resumed run needs the same number of ranks."""
     from . import checkpoint as ckpt
+    from .. import distributed as dist
+    if data_parallel is None:
+        data_parallel = dist.world_size() > 1
+    rank, size = (dist.rank(), dist.world_size()) if data_parallel else (0, 1)
+    loader_shard = getattr(loader, "shard", None)
+    if size > 1 and loader_shard is None:
+        raise TypeError("data-parallel pretraining needs a sampan.helix.data.DataLoader (its shard method "
+                        f"splits each epoch's batches between the ranks), got {type(loader).__name__}")
+    if size > 1:
+        per_epoch = len(loader) if max_batches is None else min(len(loader), int(max_batches))
+        if per_epoch < size:
+            raise ValueError(f"data-parallel pretraining: {per_epoch} batch(es) of {loader.batch_size} molecules per "
+                             f"epoch cannot be shared by {size} ranks; use smaller batches or more molecules")
+    # rank 0's initial weights and buffers on every rank; its buffers again before each forward
+    model = dist.DataParallel(task_model) if size > 1 else task_model
+    if size > 1:
+        _own_random_streams(task_model, rank)
     optimizer = sampan.optim.Adam(task_model.parameters(), lr=lr)
     history = {"loss": [], "accuracy": []}
     first_epoch, seconds_before, molecules = 1, 0.0, 0
@@ -211,31 +237,53 @@ def pretrain(task_model, loader, epochs=1, lr=1e-3, progress=False, max_batches=
     if checkpoint is not None and os.path.exists(checkpoint):
         saved = ckpt.load_checkpoint(checkpoint, "pretraining")
         ckpt.check_matches(saved, checkpoint, **settings)
+        if int(saved.get("ranks", 1)) != size:
+            raise ValueError(f"{checkpoint}: the checkpoint was written by a run on {int(saved.get('ranks', 1))} "
+                             f"rank(s) but this run has {size}; resume it with as many ranks")
         history = ckpt.restore_training(saved, task_model, optimizer, history)
         ckpt.set_loader_rng_state(loader, saved.get("loader_rng"))
-        if hasattr(task_model, "rng"):
+        if size > 1:
+            streams = json.loads(saved["rank_streams"][rank])
+            ckpt.set_sampan_rng_state(streams["sampan_rng"])
+            if hasattr(task_model, "rng"):
+                ckpt.set_numpy_rng_state(task_model.rng, streams["task_rng"])
+        elif hasattr(task_model, "rng"):
             ckpt.set_numpy_rng_state(task_model.rng, saved["task_rng"])
         first_epoch, seconds_before, molecules = int(saved["epoch"]) + 1, float(saved["seconds"]), int(saved["molecules"])
     start = time.perf_counter()
-    for epoch in _progress(range(first_epoch, epochs + 1), progress, type(task_model).__name__):
+    for epoch in _progress(range(first_epoch, epochs + 1), progress and rank == 0, type(task_model).__name__):
         task_model.train()
-        losses, accuracies = [], []
-        for b, batch in enumerate(loader):
-            if max_batches is not None and b >= max_batches:
+        losses, accuracies, epoch_molecules = [], [], 0
+        batches = loader_shard(rank, size, max_batches) if size > 1 else loader
+        for b, batch in enumerate(batches):
+            if size == 1 and max_batches is not None and b >= max_batches:
                 break
-            if batch.x.shape[0] < 2:
-                continue
             optimizer.zero_grad()
-            loss, accuracy = task_model(batch)
-            if loss is None:
+            loss = None
+            if batch.x.shape[0] >= 2:
+                loss, accuracy = model(batch)
+            if size > 1:  # a step that any rank cannot take is skipped by all of them
+                if dist.all_reduce(sampan.tensor([0.0 if loss is not None else 1.0]), "max").item() > 0:
+                    continue
+            elif loss is None:
                 continue
             loss.backward()
+            if size > 1:
+                dist.average_gradients(task_model.parameters())
             optimizer.step()
             losses.append(loss.item())
             accuracies.append(accuracy)
-            molecules += batch.num_graphs
-        history["loss"].append(float(np.mean(losses)) if losses else float("nan"))
-        history["accuracy"].append(float(np.mean(accuracies)) if accuracies else float("nan"))
+            epoch_molecules += batch.num_graphs
+        mean_loss = float(np.mean(losses)) if losses else float("nan")
+        mean_accuracy = float(np.mean(accuracies)) if accuracies else float("nan")
+        if size > 1:  # every rank took as many steps: the mean of the ranks' means is the epoch's mean
+            totals = dist.all_reduce(sampan.tensor([mean_loss, mean_accuracy, float(epoch_molecules)],
+                                                   dtype=sampan.float64), "sum")
+            mean_loss, mean_accuracy = float(totals[0].item()) / size, float(totals[1].item()) / size
+            epoch_molecules = int(totals[2].item())
+        history["loss"].append(mean_loss)
+        history["accuracy"].append(mean_accuracy)
+        molecules += epoch_molecules
         if checkpoint is not None and (epoch % max(int(checkpoint_every), 1) == 0 or epoch == epochs):
             payload = dict(settings, epoch=epoch, model=task_model.state_dict(), optimizer=optimizer.state_dict(),
                            history=history, sampan_rng=ckpt.sampan_rng_state(), molecules=molecules,
@@ -245,11 +293,27 @@ def pretrain(task_model, loader, epochs=1, lr=1e-3, progress=False, max_batches=
             loader_state = ckpt.loader_rng_state(loader)
             if loader_state is not None:
                 payload["loader_rng"] = loader_state
-            ckpt.save_checkpoint(checkpoint, payload)
-        if on_epoch is not None:
+            if size > 1:
+                mine = {"sampan_rng": ckpt.sampan_rng_state()}
+                if hasattr(task_model, "rng"):
+                    mine["task_rng"] = ckpt.numpy_rng_state(task_model.rng)
+                payload["ranks"] = size
+                payload["rank_streams"] = dist.all_gather_str(json.dumps(mine))
+            if rank == 0:
+                ckpt.save_checkpoint(checkpoint, payload)
+        if on_epoch is not None and rank == 0:
             on_epoch(epoch, {"loss": history["loss"][-1], "accuracy": history["accuracy"][-1]})
     seconds = seconds_before + time.perf_counter() - start
     return {"history": history, "seconds": seconds, "molecules_per_second": molecules / max(seconds, 1e-9)}
+
+
+def _own_random_streams(task_model, rank):
+    """Gives this rank its own masking (or center) stream and dropout stream, derived from the
+    shared ones, so that ranks do not draw the same pattern for their different molecules."""
+    if hasattr(task_model, "rng"):
+        task_model.rng = np.random.default_rng([rank, *task_model.rng.integers(0, 2**32, size=4).tolist()])
+    seed, offset = sampan.default_generator.get_state()
+    sampan.default_generator.set_state(((int(seed) + 0x9E3779B97F4A7C15 * rank) % 2**64, int(offset)))
 
 
 class _SupervisedModel(nn.Module):

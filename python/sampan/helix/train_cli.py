@@ -147,8 +147,16 @@ def _pretrain(args):
     from . import pretrain as pt
     if args.threads:
         sampan.set_num_threads(args.threads)
+    from .. import distributed as dist
+    ranks = dist.world_size()  # under mpirun: data-parallel, rank 0 prints and writes
+    if ranks > 1 and args.task == "supervised":
+        print("sampan helix pretrain: error: data-parallel pretraining (mpirun) covers attr_mask and "
+              "context_pred; run supervised pretraining in one process", file=sys.stderr)
+        return 2
     dataset = _load(args, args.task == "supervised")
-    print(f"{args.dataset}: {len(dataset)} molecules ({args.featurizer} features), task {args.task}")
+    if dist.rank() == 0:
+        print(f"{args.dataset}: {len(dataset)} molecules ({args.featurizer} features), task {args.task}"
+              + (f", data-parallel over {ranks} ranks" if ranks > 1 else ""))
     sampan.manual_seed(args.seed)
     if args.init:
         encoder, _ = pt.load_encoder(args.init)
@@ -180,8 +188,9 @@ def _pretrain(args):
                              checkpoint=args.checkpoint)
     provenance = {"task": args.task, "dataset": os.path.abspath(args.dataset), "molecules": len(dataset),
                   "epochs": args.epochs, "batch_size": args.batch_size, "lr": args.lr, "seed": args.seed,
-                  "init": args.init or "", "history": result["history"]}
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    pt.save_encoder(encoder, args.out, provenance)
-    print(f"encoder -> {args.out}")
+                  "init": args.init or "", "history": result["history"], "ranks": ranks}
+    if dist.rank() == 0:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        pt.save_encoder(encoder, args.out, provenance)
+        print(f"encoder -> {args.out}")
     return 0
