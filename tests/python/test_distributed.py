@@ -1,6 +1,7 @@
 """sp.distributed: one-rank semantics and errors in this process; the collectives and
-data-parallel training under `mpirun -n 2` and `-n 3` (distributed_ranks.py), and data-parallel
-helix pretraining with a stop and resume (helix_pretrain_ranks.py)."""
+data-parallel training under `mpirun -n 2` and `-n 3` (distributed_ranks.py), data-parallel
+helix pretraining with a stop and resume (helix_pretrain_ranks.py), and data-parallel DeePMD
+training with a restart (deepmd_train_ranks.py)."""
 import os
 import re
 import shutil
@@ -126,3 +127,24 @@ def test_helix_pretrain_command_under_mpirun_writes_once(tmp_path):
     r = subprocess.run([*launcher, sys.executable, *args[:-1], "--task", "supervised"], capture_output=True,
                        text=True, env=env, timeout=600)
     assert r.returncode != 0 and "run supervised pretraining in one process" in r.stderr, r.stderr
+
+
+def test_data_parallel_deepmd_training_restarts_under_mpirun(tmp_path):
+    from shared_data import SHARED_DATA
+    if not (SHARED_DATA / "deepmd_water").exists():
+        pytest.skip(f"DeePMD water data not found at {SHARED_DATA / 'deepmd_water'}")
+    if not dist.is_available():
+        pytest.skip("sampan was built without MPI (install libopenmpi-dev and rebuild)")
+    launcher = _mpirun(2)
+    if launcher is None:
+        pytest.skip("no mpirun/mpiexec on PATH")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(REPO, "python"), HERE]), OMP_NUM_THREADS="1")
+    r = subprocess.run([*launcher, sys.executable, os.path.join(HERE, "deepmd_train_ranks.py"), str(tmp_path)],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert sorted(re.findall(r"rank (\d+) of (\d+): OK", r.stdout)) == [("0", "2"), ("1", "2")], r.stdout
+    # a checkpoint of 2 ranks does not restart on 1
+    from sampan.deepmd.train import train
+    with pytest.raises(ValueError, match=r"written by a run on 2 rank\(s\) but this run has 1"):
+        train(str(tmp_path / "b" / "input.json"), restart=str(tmp_path / "a" / "model.ckpt-2.h5"),
+              output_dir=str(tmp_path / "c"), log=lambda *_: None)

@@ -167,7 +167,14 @@ class Trainer:
         self.scheduler = sp.optim.lr_scheduler.ExponentialDecay(
             self.optimizer, decay_steps=int(lr.get("decay_steps", 5000)), stop_lr=float(lr.get("stop_lr", 1e-8)),
             stop_steps=self.numb_steps, staircase=True)
-        self.rng = np.random.default_rng(self.seed)
+        # Under mpirun: data-parallel. Every rank draws its own batches, the gradients are averaged
+        # before each step; rank 0 validates, logs, writes lcurve.out and the checkpoints.
+        from .. import distributed as dist
+        self.rank, self.ranks = (dist.rank(), dist.world_size())
+        self.rng = np.random.default_rng(self.seed if self.ranks == 1 else [self.seed, self.rank])
+        if self.ranks > 1:
+            for p in self.params:  # rank 0's initial weights everywhere
+                dist.broadcast(p, 0)
         self.step = 0
         self.cache = _FrameCache(self.model)
         self.valid_cursor = 0
@@ -236,7 +243,7 @@ class Trainer:
         return self._errors(terms, pref, natoms)
 
     # -- checkpoints ---------------------------------------------------------------------------
-    def save_checkpoint(self, path):
+    def save_checkpoint(self, path, rank_rngs=None):
         state = {
             "format": "sampan-deepmd-checkpoint",
             "step": self.step,
@@ -249,6 +256,9 @@ class Trainer:
             "valid_cursor": self.valid_cursor,
             "model_config": json.dumps(self.model.config),
         }
+        if rank_rngs is not None:  # data-parallel: every rank's batch stream
+            state["ranks"] = len(rank_rngs)
+            state["rank_rngs"] = list(rank_rngs)
         sp.save(state, path)
 
     def load_checkpoint(self, path):
@@ -264,16 +274,26 @@ class Trainer:
         self.model.bias_atom_e = state["bias_atom_e"]
         self.optimizer.load_state_dict(state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])
-        self.rng.bit_generator.state = json.loads(state["rng"])
+        saved_ranks = int(state.get("ranks", 1))
+        if saved_ranks != self.ranks:
+            raise ValueError(f"{path}: the checkpoint was written by a run on {saved_ranks} rank(s) but this run "
+                             f"has {self.ranks}; restart it with as many")
+        self.rng.bit_generator.state = json.loads(state["rank_rngs"][self.rank] if self.ranks > 1 else state["rng"])
         self.valid_cursor = int(state["valid_cursor"])
         self.step = int(state["step"])
 
     def _checkpoint(self, keep=5):
         """The latest checkpoint (save_ckpt) plus numbered ones (save_ckpt-STEP), the last `keep` kept."""
+        rank_rngs = None
+        if self.ranks > 1:
+            from .. import distributed as dist
+            rank_rngs = dist.all_gather_str(json.dumps(self.rng.bit_generator.state))
+            if self.rank != 0:
+                return
         base = os.path.join(self.output_dir, self.save_ckpt)
         numbered = base[:-3] + f"-{self.step}.h5"
-        self.save_checkpoint(numbered)
-        self.save_checkpoint(base)
+        self.save_checkpoint(numbered, rank_rngs)
+        self.save_checkpoint(base, rank_rngs)
         self._saved.append(numbered)
         while len(self._saved) > keep:
             old = self._saved.pop(0)
@@ -288,11 +308,12 @@ class Trainer:
             self.load_checkpoint(restart)
         elif init_stats:
             self.init_statistics()
+        leader = self.rank == 0  # the one rank that validates, logs and writes
         fresh = not restart or not os.path.exists(lcurve_path)
-        if not fresh:
+        if leader and not fresh:
             _drop_lcurve_rows_from(lcurve_path, self.step)
-        lcurve = open(lcurve_path, "w" if fresh else "a")
-        if fresh:
+        lcurve = open(lcurve_path, "w" if fresh else "a") if leader else None
+        if leader and fresh:
             header = "#  step      rmse_val    rmse_trn    rmse_e_val  rmse_e_trn    rmse_f_val  rmse_f_trn"
             if vir_cols:
                 header += "    rmse_v_val  rmse_v_trn"
@@ -310,7 +331,7 @@ class Trainer:
                     loss, t = _frame_loss(self.model, self.cache.get(s, system, f), system, f, pref, True)
                     total = loss if total is None else total + loss
                     terms.append(t)
-                if self.step % self.disp_freq == 0 or self.step == self.numb_steps:
+                if leader and (self.step % self.disp_freq == 0 or self.step == self.numb_steps):
                     trn = self._errors(terms, pref, system.natoms)
                     val = self.validate(pref) or trn
                     cols = [val["rmse"], trn["rmse"], val.get("e", 0.0), trn.get("e", 0.0), val.get("f", 0.0), trn.get("f", 0.0)]
@@ -324,6 +345,9 @@ class Trainer:
                     break
                 self.optimizer.zero_grad()
                 (total * (1.0 / len(frames))).backward()
+                if self.ranks > 1:
+                    from .. import distributed as dist
+                    dist.average_gradients(self.params)
                 self.optimizer.step()
                 self.step += 1
                 self.scheduler.step(self.step)
@@ -332,7 +356,8 @@ class Trainer:
                 if self.stop_at is not None and self.step >= self.stop_at:
                     break
         finally:
-            lcurve.close()
+            if lcurve is not None:
+                lcurve.close()
         return self.model
 
 
