@@ -3,7 +3,9 @@
 #include "sampan/distributed.h"
 
 #include <algorithm>
+#include <climits>
 #include <complex>
+#include <vector>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -287,6 +289,53 @@ void barrier() {
     check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
   }
 #endif
+}
+
+namespace {
+// The checks of send and recv, before any communication.
+void check_peer(const char* what, const char* role, int peer) {
+  const int size = world_size();
+  if (peer < 0 || peer >= size)
+    throw ValueError(std::string("distributed.") + what + ": " + role + " " + std::to_string(peer) +
+                     " is not a rank (0 to " + std::to_string(size - 1) + ")");
+  if (peer == rank())
+    throw ValueError(std::string("distributed.") + what + ": " + role + " " + std::to_string(peer) +
+                     " is this rank; a blocking message to oneself never completes");
+}
+}  // namespace
+
+void send(const Tensor& t, int dest, int tag) {
+  check_tensor("send", t, /*allow_bool=*/true, /*need_contiguous=*/false);
+  check_peer("send", "dest", dest);
+#ifdef SAMPAN_FRAMEWORK_HAVE_MPI
+  const Tensor data = t.contiguous();
+  const int64_t bytes = static_cast<int64_t>(data.nbytes());
+  if (bytes > INT32_MAX)
+    throw ValueError("distributed.send: " + std::to_string(bytes) + " bytes is more than one message carries (2 GiB)");
+  check_mpi(MPI_Send(data.raw_data(), static_cast<int>(bytes), MPI_BYTE, dest, tag, MPI_COMM_WORLD), "MPI_Send");
+#endif
+}
+
+void recv(const Tensor& t, int source, int tag) {
+  check_tensor("recv", t, /*allow_bool=*/true, /*need_contiguous=*/true);
+  check_peer("recv", "source", source);
+#ifdef SAMPAN_FRAMEWORK_HAVE_MPI
+  MPI_Status status;
+  check_mpi(MPI_Probe(source, tag, MPI_COMM_WORLD, &status), "MPI_Probe");
+  int incoming = 0;
+  MPI_Get_count(&status, MPI_BYTE, &incoming);
+  const int64_t expected = static_cast<int64_t>(t.nbytes());
+  if (incoming != expected) {
+    std::vector<char> discard(static_cast<size_t>(incoming));  // consumed, so that it does not match later
+    check_mpi(MPI_Recv(discard.data(), incoming, MPI_BYTE, source, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+    throw ValueError("distributed.recv: the message from rank " + std::to_string(source) + " (tag " +
+                     std::to_string(tag) + ") has " + std::to_string(incoming) + " bytes, but the tensor (" +
+                     std::to_string(t.numel()) + " x " + dtype_name(t.dtype()) + ") holds " +
+                     std::to_string(expected));
+  }
+  check_mpi(MPI_Recv(t.raw_data(), incoming, MPI_BYTE, source, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+#endif
+  t.bump_version();
 }
 
 }  // namespace sampan::distributed

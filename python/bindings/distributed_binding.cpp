@@ -19,6 +19,10 @@ void init_distributed(py::module_& m) {
   s.def("broadcast", &d::broadcast, py::arg("tensor"), py::arg("root") = 0, py::call_guard<py::gil_scoped_release>());
   s.def("all_gather", &d::all_gather, py::arg("tensor"), py::call_guard<py::gil_scoped_release>());
   s.def("barrier", &d::barrier, py::call_guard<py::gil_scoped_release>());
+  s.def("send", &d::send, py::arg("tensor"), py::arg("dest"), py::arg("tag") = 0,
+        py::call_guard<py::gil_scoped_release>());
+  s.def("recv", &d::recv, py::arg("tensor"), py::arg("source"), py::arg("tag") = 0,
+        py::call_guard<py::gil_scoped_release>());
 }
 }  // namespace
 

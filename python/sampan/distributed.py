@@ -28,7 +28,7 @@ from . import _C
 from ._C import Tensor
 
 __all__ = ["is_available", "is_active", "rank", "world_size", "all_reduce", "broadcast", "all_gather",
-           "all_gather_str", "barrier", "shard", "average_gradients", "DataParallel"]
+           "all_gather_str", "barrier", "send", "recv", "shard", "average_gradients", "DataParallel"]
 
 _d = _C.distributed
 
@@ -74,6 +74,17 @@ def all_gather(tensor: Tensor) -> list:
 def barrier() -> None:
     """Waits until every rank has called it."""
     _d.barrier()
+
+
+def send(tensor: Tensor, dest: int, tag: int = 0) -> None:
+    """Sends tensor's elements to rank dest (returns when the tensor may be reused)."""
+    _d.send(tensor, dest, tag)
+
+
+def recv(tensor: Tensor, source: int, tag: int = 0) -> Tensor:
+    """Receives rank source's message with `tag` into tensor (in place; the sizes must match). Returns tensor."""
+    _d.recv(tensor, source, tag)
+    return tensor
 
 
 def all_gather_str(text: str) -> list:

@@ -28,6 +28,26 @@ gathered = dist.all_gather(sp.tensor([[rank, 10 * rank]], dtype=sp.int64))
 assert [g.tolist() for g in gathered] == [[[r, 10 * r]] for r in range(size)]
 assert dist.shard(list(range(7))) == list(range(7))[rank::size]
 
+# --- point to point: a ring, even ranks sending first ---
+right, left = (rank + 1) % size, (rank - 1) % size
+out, got = sp.tensor([float(rank)] * 3), sp.zeros(3)
+if rank % 2 == 0:
+    dist.send(out, right, tag=7)
+    dist.recv(got, left, tag=7)
+else:
+    dist.recv(got, left, tag=7)
+    dist.send(out, right, tag=7)
+assert got.tolist() == [float(left)] * 3, got.tolist()
+if rank == 0:  # a message of the wrong size is consumed and refused
+    dist.send(sp.zeros(4), 1, tag=8)
+elif rank == 1:
+    try:
+        dist.recv(sp.zeros(3), 0, tag=8)
+        raise AssertionError("a 4-element message was received into 3 elements")
+    except ValueError as e:
+        assert "has 16 bytes, but the tensor (3 x float32) holds 12" in str(e), str(e)
+dist.barrier()
+
 # --- a disagreement is an error on every rank, not a hang ---
 try:
     dist.all_reduce(sp.zeros(3 + rank))

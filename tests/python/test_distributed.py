@@ -50,6 +50,10 @@ def test_errors_name_the_problem():
         dist.all_reduce(sp.ones(2, 3).mT)
     with pytest.raises(ValueError, match=r"root 1 is not a rank \(0 to 0\)"):
         dist.broadcast(sp.ones(2), root=1)
+    with pytest.raises(ValueError, match="dest 0 is this rank"):
+        dist.send(sp.ones(2), 0)
+    with pytest.raises(ValueError, match=r"source 1 is not a rank \(0 to 0\)"):
+        dist.recv(sp.ones(2), 1)
 
 
 def _mpirun(n):

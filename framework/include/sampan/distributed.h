@@ -44,4 +44,11 @@ std::vector<Tensor> all_gather(const Tensor& t);
 /// Waits until every rank has called it.
 void barrier();
 
+/// Point to point: sends t's elements to rank `dest` (blocking until the buffer may be reused).
+/// t: a CPU tensor of a collective's dtypes; dest another rank.
+void send(const Tensor& t, int dest, int tag = 0);
+/// Receives a message from rank `source` with `tag` into t (contiguous, in place; its version is
+/// bumped). A message of another dtype size or element count is consumed and raises ValueError.
+void recv(const Tensor& t, int source, int tag = 0);
+
 }  // namespace sampan::distributed

@@ -48,4 +48,7 @@ TEST(Distributed, RefusesWhatItCannotReduce) {
   EXPECT_NE(thrown_message([&] { dist::broadcast(ones({2}), 1); }).find("root 1 is not a rank (0 to 0)"),
             std::string::npos);
   EXPECT_NE(thrown_message([] { dist::all_reduce(Tensor()); }).find("undefined"), std::string::npos);
+  EXPECT_NE(thrown_message([] { dist::send(ones({2}), 0); }).find("dest 0 is this rank"), std::string::npos);
+  EXPECT_NE(thrown_message([] { dist::recv(ones({2}), 1); }).find("source 1 is not a rank (0 to 0)"),
+            std::string::npos);
 }
