@@ -4,11 +4,11 @@ helix pretraining with a stop and resume (helix_pretrain_ranks.py), and data-par
 training with a restart (deepmd_train_ranks.py)."""
 import os
 import re
-import shutil
 import subprocess
 import sys
 
 import pytest
+from mpi_launcher import mpirun_command
 
 import sampan as sp
 
@@ -56,24 +56,11 @@ def test_errors_name_the_problem():
         dist.recv(sp.ones(2), 1)
 
 
-def _mpirun(n):
-    exe = shutil.which("mpirun") or shutil.which("mpiexec")
-    if exe is None:
-        return None
-    flags = []
-    version = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
-    if "Open MPI" in version or "OpenRTE" in version:
-        flags.append("--oversubscribe")
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            flags.append("--allow-run-as-root")
-    return [exe, "-n", str(n), *flags]
-
-
 @pytest.mark.parametrize("ranks", [2, 3])
-def test_collectives_and_data_parallel_training_under_mpirun(ranks):
+def test_collectives_and_data_parallel_training_undermpirun_command(ranks):
     if not dist.is_available():
         pytest.skip("sampan was built without MPI (install libopenmpi-dev and rebuild)")
-    launcher = _mpirun(ranks)
+    launcher = mpirun_command(ranks)
     if launcher is None:
         pytest.skip("no mpirun/mpiexec on PATH")
     env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"), OMP_NUM_THREADS="1")
@@ -89,7 +76,7 @@ NCI_SMI = "/usr/share/RDKit/Data/NCI/first_5K.smi"
 
 
 @pytest.mark.parametrize("ranks", [2, 3])
-def test_data_parallel_helix_pretraining_stops_and_resumes_under_mpirun(ranks, tmp_path):
+def test_data_parallel_helix_pretraining_stops_and_resumes_undermpirun_command(ranks, tmp_path):
     from sampan import helix
     if not dist.is_available():
         pytest.skip("sampan was built without MPI (install libopenmpi-dev and rebuild)")
@@ -97,7 +84,7 @@ def test_data_parallel_helix_pretraining_stops_and_resumes_under_mpirun(ranks, t
         pytest.skip("helix's featurization is not built (RDKit's C++ libraries were not found)")
     if not os.path.exists(NCI_SMI):
         pytest.skip(f"{NCI_SMI} is missing (Debian package rdkit-data)")
-    launcher = _mpirun(ranks)
+    launcher = mpirun_command(ranks)
     if launcher is None:
         pytest.skip("no mpirun/mpiexec on PATH")
     env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"), OMP_NUM_THREADS="1",
@@ -113,7 +100,7 @@ def test_helix_pretrain_command_under_mpirun_writes_once(tmp_path):
     from sampan import helix
     if not (dist.is_available() and helix.native_available() and os.path.exists(NCI_SMI)):
         pytest.skip("needs MPI, helix's featurization (RDKit) and rdkit-data")
-    launcher = _mpirun(2)
+    launcher = mpirun_command(2)
     if launcher is None:
         pytest.skip("no mpirun/mpiexec on PATH")
     env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"), OMP_NUM_THREADS="1",
@@ -133,13 +120,13 @@ def test_helix_pretrain_command_under_mpirun_writes_once(tmp_path):
     assert r.returncode != 0 and "run supervised pretraining in one process" in r.stderr, r.stderr
 
 
-def test_data_parallel_deepmd_training_restarts_under_mpirun(tmp_path):
+def test_data_parallel_deepmd_training_restarts_undermpirun_command(tmp_path):
     from shared_data import SHARED_DATA
     if not (SHARED_DATA / "deepmd_water").exists():
         pytest.skip(f"DeePMD water data not found at {SHARED_DATA / 'deepmd_water'}")
     if not dist.is_available():
         pytest.skip("sampan was built without MPI (install libopenmpi-dev and rebuild)")
-    launcher = _mpirun(2)
+    launcher = mpirun_command(2)
     if launcher is None:
         pytest.skip("no mpirun/mpiexec on PATH")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(REPO, "python"), HERE]), OMP_NUM_THREADS="1")

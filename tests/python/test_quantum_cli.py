@@ -4,12 +4,12 @@ state), shot statistics against the exact probabilities, the distributed run und
 and the errors."""
 import json
 import os
-import shutil
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from mpi_launcher import mpirun_command
 
 import sampan as sp
 from sampan.quantum import Circuit, Hamiltonian
@@ -88,23 +88,10 @@ def test_single_process_matches_python_api_and_exact_probabilities(qasm_file, tm
         assert abs(c - 4000 * p[i]) <= 5 * sigma + 1, (i, c, 4000 * p[i])
 
 
-def _mpirun():
-    exe = shutil.which("mpirun") or shutil.which("mpiexec")
-    if exe is None:
-        return None
-    flags = []
-    version = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
-    if "Open MPI" in version or "OpenRTE" in version:
-        flags.append("--oversubscribe")
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            flags.append("--allow-run-as-root")
-    return [exe, "-n", "2", *flags]
-
-
 def test_mpirun_two_ranks_equals_single_process(qasm_file, tmp_path):
     if not sp._C.quantum_built_with_mpi():
         pytest.skip("sampan was built without MPI (install libopenmpi-dev and rebuild)")
-    launcher = _mpirun()
+    launcher = mpirun_command(2)
     if launcher is None:
         pytest.skip("no mpirun/mpiexec on PATH")
     single = run_cli(cli_args(qasm_file, tmp_path / "one.npy", shots=500))

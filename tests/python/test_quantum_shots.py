@@ -13,12 +13,12 @@ feature; and under mpirun -n 2 and -n 4 the same counts as one process for the s
 import json
 import math
 import os
-import shutil
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from mpi_launcher import mpirun_command
 
 import sampan as sp
 from sampan.quantum import Circuit
@@ -242,18 +242,12 @@ def test_shot_branching_matches_the_exact_density_matrix_distribution():
 
 # ---- under mpirun ---------------------------------------------------------------------------------
 def _launcher(n):
-    exe = shutil.which("mpirun") or shutil.which("mpiexec")
-    if exe is None:
+    command = mpirun_command(n)
+    if command is None:
         pytest.skip("no mpirun/mpiexec on PATH")
     if not sp._C.quantum_built_with_mpi():
         pytest.skip("sampan was built without MPI (install libopenmpi-dev and rebuild)")
-    flags = []
-    version = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
-    if "Open MPI" in version or "OpenRTE" in version:
-        flags.append("--oversubscribe")
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            flags.append("--allow-run-as-root")
-    return [exe, "-n", str(n), *flags]
+    return command
 
 
 def _run(cmd, timeout=180):
