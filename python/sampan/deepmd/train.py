@@ -197,6 +197,10 @@ class Trainer:
         self.model.davg = sp.tensor(davg)
         self.model.dstd = sp.tensor(dstd)
         self.model.bias_atom_e = sp.tensor(np.asarray(bias, dtype=np.float64))
+        if self.ranks > 1:  # the same data gives the same numbers; rank 0's, to be sure of every bit
+            from .. import distributed as dist
+            for t in (self.model.davg, self.model.dstd, self.model.bias_atom_e):
+                dist.broadcast(t, 0)
 
     # -- schedule ------------------------------------------------------------------------------
     def prefactors(self, lr):
