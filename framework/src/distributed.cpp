@@ -166,6 +166,12 @@ ReduceOp parse_reduce_op(const std::string& name) {
   throw ValueError("distributed: reduce op '" + name + "' is not one of 'sum', 'avg', 'max', 'min'");
 }
 
+void init() {
+#ifdef SAMPAN_FRAMEWORK_HAVE_MPI
+  ensure_initialised();
+#endif
+}
+
 bool built_with_mpi() {
 #ifdef SAMPAN_FRAMEWORK_HAVE_MPI
   return true;

@@ -28,6 +28,10 @@ bool under_launcher();
 /// Whether the collectives go through MPI here: built with MPI, and MPI already initialised or
 /// this process started by a launcher.
 bool active();
+/// Initialises MPI now if the build has it and nothing did yet (thread level funneled; finalised
+/// at exit), also outside a launcher (then a one-rank world); without MPI a no-op. The one place
+/// sampan initialises MPI: the quantum module's distributed state calls it too.
+void init();
 /// This process's rank in MPI_COMM_WORLD (0 when not active).
 int rank();
 /// The number of ranks (1 when not active).

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "sampan/distributed.h"
 #include "sampan/error.h"
 
 namespace sampan::quantum::distributed {
@@ -13,11 +14,6 @@ namespace sampan::quantum::distributed {
 
 namespace {
 constexpr int64_t kMaxCount = int64_t(1) << 30;
-void finalize_at_exit() {
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (!finalized) MPI_Finalize();
-}
 void check(int rc, const char* what) {
   if (rc != MPI_SUCCESS) {
     char msg[MPI_MAX_ERROR_STRING];
@@ -28,14 +24,7 @@ void check(int rc, const char* what) {
 }
 }  // namespace
 
-void ensure_mpi_initialised() {
-  int initialised = 0;
-  MPI_Initialized(&initialised);
-  if (initialised) return;
-  int provided = 0;
-  check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
-  std::atexit(finalize_at_exit);
-}
+void ensure_mpi_initialised() { ::sampan::distributed::init(); }  // framework's: one place initialises MPI
 
 Comm::Comm(MPI_Comm comm) : comm_(comm) {
   if (comm_ == MPI_COMM_NULL) return;  // single(): rank 0 of 1, no MPI calls
