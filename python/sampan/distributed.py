@@ -130,6 +130,8 @@ class DataParallel:
         return self.module(*args, **kwargs)
 
     def __getattr__(self, name):
+        if name == "module":  # not set yet (or a copy without it): no endless recursion through this method
+            raise AttributeError("DataParallel has no wrapped module")
         return getattr(self.module, name)
 
     def parameters(self, recurse: bool = True):

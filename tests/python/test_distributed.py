@@ -35,6 +35,10 @@ def test_outside_a_launcher_this_process_is_rank_0_of_1():
     before = model.weight.grad.tolist()
     dp.sync_gradients()  # one rank: the average is the gradient itself
     assert model.weight.grad.tolist() == before
+    assert dp.in_features == 2  # attributes come from the wrapped module
+    bare = dist.DataParallel.__new__(dist.DataParallel)  # e.g. a copy made without __init__
+    with pytest.raises(AttributeError, match="no wrapped module"):
+        bare.training
 
 
 def test_errors_name_the_problem():
