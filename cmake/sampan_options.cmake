@@ -23,6 +23,7 @@
 #   RDKit:   RDKit::RDKit (cmake/FindRDKit.cmake)                LAMMPS: LAMMPS::lammps
 #   tests:   GTest::gtest  GTest::gtest_main  GTest::gmock      bench: benchmark::benchmark
 include_guard(GLOBAL)
+include(sampan_config_probe)  # sampan_probe_config_package()
 
 option(SAMPAN_BUILD_TESTS "Build the C++ tests (needs GoogleTest)" ON)
 option(SAMPAN_USE_CCACHE "Compile through ccache when it is installed" ON)
@@ -200,8 +201,28 @@ elseif(NOT SAMPAN_HAVE_MPI)
   _sampan_module_off(LAMMPS "it runs under MPI, which is off (${_sampan_MPI_detail})"
     "Enable MPI first (apt-get install libopenmpi-dev openmpi-bin).")
 else()
-  find_package(LAMMPS CONFIG QUIET)
-  if(LAMMPS_FOUND AND TARGET LAMMPS::lammps)
+  # Debian's liblammps-dev config names /usr/bin/lmp (package lammps) and stops the configure
+  # when it is missing: probe it in a child CMake first (cmake/sampan_config_probe.cmake).
+  sampan_probe_config_package(LAMMPS _sampan_lammps_loads _sampan_lammps_missing)
+  if(_sampan_lammps_loads)
+    find_package(LAMMPS CONFIG QUIET)
+  endif()
+  if(NOT _sampan_lammps_loads)
+    if(_sampan_lammps_missing MATCHES "/bin/lmp$")
+      set(_sampan_hint "On Debian it comes with the package lammps: apt-get install lammps")
+    elseif(_sampan_lammps_missing)
+      set(_sampan_hint "Install the package that provides it (Debian: apt-file search ${_sampan_lammps_missing})")
+    else()
+      set(_sampan_hint "Loading it failed with: ${_sampan_lammps_loads_ERROR}")
+    endif()
+    if(_sampan_lammps_missing)
+      set(_sampan_reason "LAMMPS's CMake configuration references ${_sampan_lammps_missing}, which does not exist")
+    else()
+      set(_sampan_reason "LAMMPS's CMake configuration fails to load")
+    endif()
+    # The reason carries the hint too, so the summary's warning names the package to install.
+    _sampan_module_off(LAMMPS "${_sampan_reason}. ${_sampan_hint}" "${_sampan_hint}.")
+  elseif(LAMMPS_FOUND AND TARGET LAMMPS::lammps)
     _sampan_module_on(LAMMPS "LAMMPS ${LAMMPS_VERSION}")
   else()
     _sampan_module_off(LAMMPS "no LAMMPSConfig.cmake found"

@@ -17,11 +17,15 @@ die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 # ---------------------------------------------------------------------------------------------
 # 1. Debian packages
 # ---------------------------------------------------------------------------------------------
+# Everything the build, the tests and the demo use, on a minimal Debian 12 root (.ci/run proves
+# it there on every submission). Packages are installed without their recommendations, so what a
+# package merely recommends and sampan needs is named here: lammps holds /usr/bin/lmp, which
+# liblammps-dev's CMake configuration references and the LAMMPS comparison tests run.
 debian_packages=(
   build-essential cmake ninja-build ccache pkg-config git
   libeigen3-dev libopenblas-dev libhdf5-dev
   libopenmpi-dev openmpi-bin
-  librdkit-dev rdkit-data libboost-dev libyaml-cpp-dev liblammps-dev libfmt-dev
+  librdkit-dev rdkit-data libboost-dev libyaml-cpp-dev liblammps-dev lammps libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   pybind11-dev python3-dev python3-venv
 )

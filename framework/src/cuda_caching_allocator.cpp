@@ -127,8 +127,9 @@ size_t cached_bytes() { return is_available() ? instance()->cached_bytes() : 0; 
 
 namespace sampan::cuda::detail {
 Allocator& caching_allocator() {
-  throw NotImplementedError(
-      "this sampan was built without CUDA (no nvcc at configure time), so it has no GPU memory");
+  // Named like the CUDA build's error (device first, then why), so one message pattern holds for both.
+  throw NotImplementedError("no GPU in this process (" + unavailable_reason() +
+                            "): cannot allocate on cuda:0; this build has no GPU memory");
 }
 size_t cached_bytes() { return 0; }
 }  // namespace sampan::cuda::detail
