@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "op_node.h"
+#include "validate_args.h"
 #include "sampan/autograd.h"
 #include "sampan/ops.h"
 #include "sampan/profiler.h"
@@ -277,6 +278,8 @@ class ShapeCache {
 };
 
 }  // namespace
+
+void detail::validate_op_args(const OpSchema& op, Values& args) { validate_args(op, args); }
 
 std::vector<TensorSpec> infer_op(const OpSchema& op, const Values& args) {
   Values a = args;

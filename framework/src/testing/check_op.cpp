@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <sstream>
 
 #include "sampan/autograd.h"
 #include "sampan/cuda.h"
 #include "sampan/ops.h"
+#include "../../../custom_ops/src/validate_args.h"
 
 namespace sampan {
 
@@ -32,6 +34,17 @@ std::vector<Tensor*> tensor_slots(Values& args) {
     if (auto* t = std::get_if<Tensor>(&v)) s.push_back(t);
     else if (auto* l = std::get_if<std::vector<Tensor>>(&v))
       for (auto& t : *l) s.push_back(&t);
+  }
+  return s;
+}
+
+// Every tensor in an argument list with the index of its argument, in slot order.
+std::vector<std::pair<size_t, Tensor*>> tensor_args(Values& args) {
+  std::vector<std::pair<size_t, Tensor*>> s;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (auto* t = std::get_if<Tensor>(&args[i])) s.emplace_back(i, t);
+    else if (auto* l = std::get_if<std::vector<Tensor>>(&args[i]))
+      for (auto& t : *l) s.emplace_back(i, &t);
   }
   return s;
 }
@@ -242,18 +255,110 @@ bool bitwise_equal(const Tensor& a, const Tensor& b) {
   return ca.nbytes() == 0 || std::memcmp(ca.raw_data(), cb.raw_data(), ca.nbytes()) == 0;
 }
 
-void check_shapes(const OpSchema& op, const Values& args, const std::vector<Tensor>& outs, CheckOpReport& rep) {
-  auto specs = infer_op(op, args);
-  for (size_t o = 0; o < outs.size(); ++o) {
-    const Shape& want = specs[o].shape;
-    bool ok = want.size() == outs[o].shape().size() && specs[o].dtype == outs[o].dtype();
-    for (size_t d = 0; ok && d < want.size(); ++d) ok = want[d] < 0 || want[d] == outs[o].shape()[d];
-    if (!ok) {
-      rep.ok = false;
-      rep.failures.push_back("shape function of '" + op.name + "' gives " + shape_str(want) + " " +
-                             dtype_name(specs[o].dtype) + " for output " + std::to_string(o) + " but the kernel made " +
-                             shape_str(outs[o].shape()) + " " + dtype_name(outs[o].dtype()));
+// The shape function against the kernel. The CPU kernel runs directly (not through call_op,
+// which refuses a kernel that contradicts the shape function before check_op could say which
+// check failed) on outputs allocated from the shape function's specs as call_op allocates them,
+// filled with a byte pattern; twice, with two patterns. A kernel that replaced an output with
+// one of another shape or dtype contradicts the shape function, and so does one that left
+// elements as allocated (both runs still hold their pattern there): the shape function promised
+// more than the kernel makes. Bad arguments or a raising kernel are left to the call_op that
+// follows, which reports them. Returns false when it reported a failure.
+bool check_shapes(const OpSchema& op, const std::function<Values()>& fresh, CheckOpReport& rep) {
+  auto kernel = op.kernels.find(DeviceType::CPU);
+  if (kernel == op.kernels.end()) return true;
+  const size_t n_out = op.output_names.size();
+  const unsigned char patterns[2] = {0xA5, 0x5A};
+  std::vector<Tensor> runs[2];
+  for (int run = 0; run < 2; ++run) {
+    Values args = fresh();
+    std::vector<TensorSpec> specs;
+    std::vector<Tensor>& outs = runs[run];
+    outs.assign(n_out, Tensor());
+    try {
+      detail::validate_op_args(op, args);
+      for (Tensor* t : tensor_slots(args))
+        if (!t->device().is_cpu()) return true;  // call_op checks other devices' outputs itself
+      specs = op.shape_fn(args);
+      if (specs.size() != n_out) return true;
+      for (size_t o = 0; o < n_out; ++o) {
+        const int in = op.inplace_input(static_cast<int>(o));
+        bool unknown = false;
+        for (auto d : specs[o].shape) unknown = unknown || d < 0;
+        if (in >= 0) {
+          outs[o] = std::get<Tensor>(args[static_cast<size_t>(in)]);
+        } else if (!op.is_view_output(static_cast<int>(o)) && !unknown) {
+          if (!specs[o].device.is_cpu()) return true;
+          outs[o] = Tensor::empty(specs[o].shape, specs[o].dtype);
+          if (outs[o].nbytes()) std::memset(outs[o].raw_data(), patterns[run], outs[o].nbytes());
+        }
+      }
+      std::vector<Tensor> written = outs;
+      NoGradGuard ng;
+      kernel->second(args, written);
+      for (size_t o = 0; o < n_out; ++o) {
+        if (!written[o].defined()) return rep.ok;  // call_op names the missing output
+        const Shape& want = specs[o].shape;
+        const Shape& got = written[o].shape();
+        bool ok = want.size() == got.size() && specs[o].dtype == written[o].dtype();
+        for (size_t d = 0; ok && d < want.size(); ++d) ok = want[d] < 0 || want[d] == got[d];
+        if (!ok) {
+          rep.ok = false;
+          rep.failures.push_back("shape function of '" + op.name + "' gives " + shape_str(want) + " " +
+                                 dtype_name(specs[o].dtype) + " for output " + std::to_string(o) + " ('" +
+                                 op.output_names[o] + "') but the kernel made " + shape_str(got) + " " +
+                                 dtype_name(written[o].dtype()));
+        }
+        // Only an output the kernel wrote into (not one it replaced, nor an input) is compared.
+        if (!(outs[o].defined() && written[o].is_same(outs[o]) && op.inplace_input(static_cast<int>(o)) < 0))
+          outs[o] = Tensor();
+      }
+    } catch (const std::exception&) {
+      return rep.ok;
     }
+    if (!rep.ok) return false;
+  }
+  for (size_t o = 0; o < n_out; ++o) {
+    const Tensor& a = runs[0][o];
+    const Tensor& b = runs[1][o];
+    if (!a.defined() || !b.defined() || a.nbytes() != b.nbytes()) continue;
+    const size_t item = a.itemsize();
+    const auto* pa = static_cast<const unsigned char*>(a.raw_data());
+    const auto* pb = static_cast<const unsigned char*>(b.raw_data());
+    int64_t unwritten = 0, first = -1;
+    for (int64_t i = 0; i < a.numel(); ++i) {
+      bool left = true;
+      for (size_t k = 0; left && k < item; ++k)
+        left = pa[i * item + k] == patterns[0] && pb[i * item + k] == patterns[1];
+      if (left && unwritten++ == 0) first = i;
+    }
+    if (unwritten) {
+      rep.ok = false;
+      rep.failures.push_back("shape function of '" + op.name + "' gives " + shape_str(a.shape()) + " " +
+                             dtype_name(a.dtype()) + " for output " + std::to_string(o) + " ('" +
+                             op.output_names[o] + "') but the kernel wrote only " +
+                             std::to_string(a.numel() - unwritten) + " of its " + std::to_string(a.numel()) +
+                             " elements (element " + std::to_string(first) + " is left as allocated)");
+    }
+  }
+  return rep.ok;
+}
+
+// A tensor argument that the op does not declare in-place must come out of the call unchanged:
+// a kernel that writes it anyway leaves its version counter where it was, so a gradient saved
+// from it before the write is silently wrong (call_op bumps the versions of declared ones).
+void check_undeclared_writes(const OpSchema& op, Values& args, const std::vector<Tensor>& before,
+                             CheckOpReport& rep) {
+  size_t k = 0;
+  for (auto& [i, t] : tensor_args(args)) {
+    const Tensor& was = before[k++];
+    bool declared = false;
+    for (auto& [o, in] : op.inplace) declared = declared || in == static_cast<int>(i);
+    if (declared || !t->device().is_cpu() || bitwise_equal(*t, was)) continue;
+    rep.ok = false;
+    rep.failures.push_back("in-place version bump: '" + op.name + "' wrote its argument '" + op.arg_names[i] +
+                           "' without declaring it in-place (.inplace(output, input)), so its version counter "
+                           "stayed at " + std::to_string(t->version()) +
+                           " and a gradient saved from it before the write would be silently wrong");
   }
 }
 
@@ -375,21 +480,33 @@ CheckOpReport check_op(const OpSchema& op, const Values& sample_args, const Chec
     for (Tensor* t : tensor_slots(a)) *t = t->detach().clone();
     return a;
   };
+  // The shape function first: an op whose kernel contradicts it is refused by call_op, so the
+  // checks below could only report that refusal.
+  if (!check_shapes(op, fresh, rep)) return rep;
   std::vector<Tensor> outs;
   try {
     Values a = fresh();
+    std::vector<Tensor> before;  // the tensor arguments' values before the call
+    for (auto& [i, t] : tensor_args(a)) before.push_back(t->clone());
     NoGradGuard ng;
     outs = call_op(op, a);
-    check_shapes(op, fresh(), outs, rep);
+    check_undeclared_writes(op, a, before, rep);
     for (auto& [o, in] : op.inplace) {
       Values b = fresh();
       Tensor target = std::get<Tensor>(b[in]);
-      uint64_t before = target.version();
+      const uint64_t version = target.version();
       auto r = call_op(op, b);
-      if (!r[o].is_same(target) || target.version() != before + 1) {
+      const std::string what = "in-place version bump: output " + std::to_string(o) + " ('" +
+                               op.output_names[o] + "') of '" + op.name + "'";
+      if (!r[o].is_same(target)) {
         rep.ok = false;
-        rep.failures.push_back("in-place output " + std::to_string(o) + " of '" + op.name +
-                               "' is not its input or did not bump the version counter by one");
+        rep.failures.push_back(what + " is not its input '" + op.arg_names[in] +
+                               "' (the kernel replaced it), so the input was neither written nor its version bumped");
+      } else if (target.version() != version + 1) {
+        rep.ok = false;
+        rep.failures.push_back(what + " moved the version counter of '" + op.arg_names[in] + "' from " +
+                               std::to_string(version) + " to " + std::to_string(target.version()) +
+                               " (one write, one bump)");
       }
     }
   } catch (const std::exception& e) {
@@ -403,7 +520,8 @@ CheckOpReport check_op(const OpSchema& op, const Values& sample_args, const Chec
     for (size_t o = 0; o < outs.size(); ++o)
       if (!bitwise_equal(outs[o], again[o])) {
         rep.ok = false;
-        rep.failures.push_back("'" + op.name + "' is not deterministic: output " + std::to_string(o) + " differs between two runs");
+        rep.failures.push_back("determinism: '" + op.name + "' gave different bits in two runs on the same arguments (output " +
+                               std::to_string(o) + " ('" + op.output_names[o] + "'))");
       }
   }
   if (opt.gradients && !op.nondifferentiable) {

@@ -3,11 +3,14 @@
 //   auto r = sampan::check_op("core::mul", {x, y});   // sample args; floats should be float64
 //   EXPECT_TRUE(r.ok) << r.summary();
 //
-// It checks: the shape function against the real outputs; first-order gradients against
-// central finite differences (float64); second-order gradients (the gradient of a random
-// projection of the first-order gradient, again by finite differences) unless the op is
-// once-differentiable; a dtype sweep over the op's declared dtypes; in-place version bumps;
-// determinism (two runs give identical bits); CPU against CUDA when a GPU is present.
+// It checks, each failure line starting with the check's name: the shape function against
+// what the kernel makes and writes ("shape function"); first-order gradients against central
+// finite differences in float64 ("first-order gradient"); second-order gradients (the gradient
+// of a random projection of the first-order gradient, again by finite differences) unless the
+// op is once-differentiable ("second-order gradient"); the op's declared dtypes against float64
+// ("dtype sweep"); that declared in-place outputs are their inputs with one version bump, and
+// that no other argument is written ("in-place version bump"); two runs giving identical bits
+// ("determinism"); CPU against CUDA when a GPU is present ("CPU vs CUDA").
 #pragma once
 
 #include <string>

@@ -1,0 +1,13 @@
+// sampan (internal): call_op's argument validation, shared with check_op, which runs an op's
+// CPU kernel directly to test its shape function against what the kernel writes.
+#pragma once
+
+#include "sampan/op.h"
+
+namespace sampan::detail {
+
+/// Checks `args` against the op's signature and converts them as call_op does (bool or int to
+/// float, int to List[int], ...); throws TypeError naming the argument.
+void validate_op_args(const OpSchema& op, Values& args);
+
+}  // namespace sampan::detail
