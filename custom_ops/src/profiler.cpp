@@ -35,10 +35,13 @@ State& state() {
   return s;
 }
 
+std::atomic<detail::ClockFn> g_test_clock{nullptr};  // set by tests only
+
 thread_local detail::OpScope* t_current = nullptr;  // the innermost op call being timed here
 thread_local bool t_backward = false;
 
 double now_ns(Clock clock) {
+  if (detail::ClockFn fn = g_test_clock.load(std::memory_order_relaxed)) return fn(clock);
   if (clock == Clock::ThreadCpu) {
     timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -89,6 +92,8 @@ bool is_running() { return detail::g_running.load(); }
 namespace detail {
 
 bool record_shapes() { return state().record_shapes.load(std::memory_order_relaxed); }
+
+void set_clock_for_testing(ClockFn fn) { g_test_clock.store(fn); }
 
 OpScope::OpScope(const OpSchema& op, std::string shapes)
     : op_(op), shapes_(std::move(shapes)), parent_(t_current), session_(state().session.load()) {

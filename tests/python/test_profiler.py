@@ -78,13 +78,55 @@ def test_table_sorts_limits_and_accounts_for_time_outside_ops(mlp):
     assert calls == sorted(calls, reverse=True) and len(calls) == len(prof.records)
 
 
-def test_cpu_clock_leaves_out_sleep():
+class _FakeClock:
+    """A clock that reads `now` (seconds), so that a test sets how long a block took."""
+
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_the_block_is_timed_on_the_clock_asked_for(monkeypatch):
+    wall, cpu = _FakeClock(), _FakeClock()
+    monkeypatch.setattr(sp.profiler, "_CLOCKS", {"wall": wall, "cpu": cpu})
+    started = []
+    real_start = sp._C.profiler.start
+    monkeypatch.setattr(sp._C.profiler, "start", lambda *a: (started.append(a), real_start(*a))[1])
+    with sp.profiler.profile(clock="cpu") as prof:
+        sp.ones(3) + sp.ones(3)
+        cpu.now += 0.25    # the block's CPU time
+        wall.now += 9.0    # not this one
+    assert started == [(False, "cpu")]  # the C++ side times the ops on the same clock
+    assert prof.elapsed_ms == pytest.approx(250.0, abs=1e-9)
+    # the last line accounts for the block: its ops, and the rest outside them
+    last = prof.table().splitlines()[-1]
+    calls = sum(r.calls for r in prof.records)
+    assert calls >= 1
+    assert last == (f"cpu clock: {prof.ops_ms:.3f} ms in {calls} op calls, {max(0.0, 250.0 - prof.ops_ms):.3f} ms outside ops, "
+                    "250.000 ms in all")
+    with sp.profiler.profile(record_shapes=True) as prof:
+        wall.now += 0.5
+    assert started[-1] == (True, "wall") and prof.elapsed_ms == pytest.approx(500.0, abs=1e-9)
+    assert prof.table().splitlines()[-1] == "wall clock: 0.000 ms in 0 op calls, 500.000 ms outside ops, 500.000 ms in all"
+
+
+def test_real_clocks_are_wall_time_and_the_threads_cpu_time():
+    # Orderings that hold on any machine, however loaded: the block lies inside this test's own
+    # perf_counter interval and sleeps 50 ms in it, so its wall time is at least 50 ms and at
+    # most the interval; a sleeping thread runs on no core, so its CPU time is at most the
+    # interval less the sleep (1 ms of slack for entering the sleep and the clocks' sources).
+    t0 = time.perf_counter()
     with sp.profiler.profile(clock="wall") as wall:
         time.sleep(0.05)
+    wall_interval_ms = (time.perf_counter() - t0) * 1e3
+    t0 = time.perf_counter()
     with sp.profiler.profile(clock="cpu") as cpu:
         time.sleep(0.05)
-    assert wall.elapsed_ms >= 50
-    assert cpu.elapsed_ms < 25
+    cpu_interval_ms = (time.perf_counter() - t0) * 1e3
+    assert 50 <= wall.elapsed_ms <= wall_interval_ms
+    assert 0 <= cpu.elapsed_ms <= cpu_interval_ms - 50 + 1
     assert cpu.table().splitlines()[-1].startswith("cpu clock")
 
 

@@ -41,6 +41,12 @@ std::vector<OpStats> stop();
 bool is_running();
 
 namespace detail {
+/// A test hook: the profiler reads its clock through `fn` (given the clock asked for, returns
+/// nanoseconds) instead of the real clocks; nullptr restores them. Lets a test give op calls
+/// exact durations instead of asserting on the machine's timing.
+using ClockFn = double (*)(Clock);
+void set_clock_for_testing(ClockFn fn);
+
 extern std::atomic<bool> g_running;
 inline bool running() { return g_running.load(std::memory_order_relaxed); }
 /// Whether the running profiler wants input shapes (call_op formats them only then).
