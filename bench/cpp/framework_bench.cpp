@@ -1,5 +1,6 @@
-// sampan framework benchmark: per-op overhead from C++, a large elementwise add against a
-// STREAM-style triad measured in the same run. Prints min-of-N timings and ratios.
+// sampan framework benchmark: per-op overhead from C++, a large elementwise add and an unsorted
+// segment_sum against a STREAM-style triad measured in the same run. Prints min-of-N timings
+// and ratios.
 //
 //   build/bench/framework_bench
 #include <omp.h>
@@ -81,5 +82,19 @@ int main() {
               bw_add / 1e9, 100.0 * bw_add / bw_triad);
   std::printf("  sampan add_ (in place)    %8.2f GB/s  = %.0f%% of triad (no fresh pages to fault in)\n",
               bw_inplace / 1e9, 100.0 * bw_inplace / bw_triad);
+
+  // segment_sum at a message-passing size (the shape tests/cpp/framework/segment_test.cpp checks
+  // for exact sums): 256k rows x 64 float32 features into 16k segments, ids unsorted.
+  const int64_t rows = int64_t{1} << 18, feats = 64, segs = int64_t{1} << 14;
+  std::vector<double> ids(rows);
+  for (int64_t i = 0; i < rows; ++i) ids[i] = static_cast<double>((i * 2654435761LL) % segs);
+  Tensor seg_ids = from_vector(ids, {rows}, DType::Int64);
+  Tensor data = ones({rows, feats});
+  double t_seg = min_time(5, 3, [&] { Tensor s = segment_sum(data, seg_ids, segs); });
+  double bw_seg = 4.0 * static_cast<double>(rows * feats) / t_seg;  // the data read once
+  std::printf("\nsegment_sum of %lld x %lld float32 into %lld segments (unsorted ids)\n", static_cast<long long>(rows),
+              static_cast<long long>(feats), static_cast<long long>(segs));
+  std::printf("  time                      %8.3f ms\n", t_seg * 1e3);
+  std::printf("  data read                 %8.2f GB/s  = %.0f%% of triad\n", bw_seg / 1e9, 100.0 * bw_seg / bw_triad);
   return 0;
 }
