@@ -105,11 +105,8 @@ def lj_sources(folder: Path) -> list:
 @pytest.fixture(scope="module")
 def lj(ext_root, tmp_path_factory):
     sources = lj_sources(tmp_path_factory.mktemp("lj_src"))
-    start = time.perf_counter()
     module = load("lj", sources)
-    module.build_seconds = time.perf_counter() - start
     module.sources = sources
-    print(f"\nJIT build of the Lennard-Jones example ({len(sources)} sources): {module.build_seconds:.1f} s")
     return module
 
 
@@ -148,25 +145,59 @@ def test_jit_build_returns_the_ops_of_the_library(lj):
     assert abs(e.item() - expected) < 1e-12 * (1 + abs(expected))
 
 
-def test_cache_hit_is_fast_in_this_process_and_in_a_new_one(lj, ext_root):
-    start = time.perf_counter()
+def test_cache_hit_of_the_example_does_not_build(lj, monkeypatch):
+    def no_build(*args, **kwargs):
+        raise AssertionError("a cache hit must not build")
+    monkeypatch.setattr(cpp_extension, "_build", no_build)
     again = load("lj", lj.sources)
-    assert time.perf_counter() - start < 1.0
-    assert again.lj_energy is lj.lj_energy
-    folder = Path(lj.__file__).parent
-    assert builds_in(folder) == 1
-    out = run_child(f"""
-        import time
-        from sampan.utils.cpp_extension import load
-        start = time.perf_counter()
-        lj = load("lj", {lj.sources!r})
-        print(time.perf_counter() - start)
-        print(lj.__file__)
-    """, ext_root)
-    seconds, path = out.split()
-    assert float(seconds) < 1.0, f"cache hit took {seconds} s"
-    assert path == lj.__file__
-    assert builds_in(folder) == 1
+    assert again.lj_energy is lj.lj_energy and again.__file__ == lj.__file__
+    assert builds_in(Path(lj.__file__).parent) == 1
+
+
+def recording_compiler(folder: Path) -> tuple:
+    """A C++ compiler that appends each command line to calls.txt, then runs the real one."""
+    real = cpp_extension._cxx_compiler(cpp_extension.build_config())
+    log = folder / "calls.txt"
+    wrapper = folder / "c++"
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    return wrapper, log
+
+
+def compiler_calls(log: Path) -> list:
+    """The recorded command lines other than `--version` (which a cache key asks for)."""
+    lines = log.read_text().splitlines() if log.exists() else []
+    return [line for line in lines if line.strip() != "--version"]
+
+
+def test_cache_hit_runs_no_compiler_in_this_process_or_a_new_one(ext_root, tmp_path, monkeypatch):
+    wrapper, log = recording_compiler(tmp_path)
+    src = write_trivial_op(tmp_path / "src", "cachehit", factor=2.0)
+    # A child process loads with the recording compiler (this process may load the op only once).
+    code = f"""
+        import sampan as sp
+        from sampan.utils import cpp_extension
+        config = dict(cpp_extension.build_config(), cxx_compiler={str(wrapper)!r})
+        cpp_extension.build_config = lambda: config
+        m = cpp_extension.load("cachehit", [{str(src)!r}])
+        print(m.scale(sp.tensor([1.5], dtype=sp.float64)).item(), m.__file__)
+    """
+    value, first = run_child(code, ext_root).split()
+    assert float(value) == 3.0
+    calls = compiler_calls(log)
+    assert len(calls) == 2 and " -c " in calls[0] and calls[1].endswith(".so")  # compile, link
+    log.unlink()
+    # The same sources again in a new process: loaded from the cache, the compiler never runs.
+    value, path = run_child(code, ext_root).split()
+    assert float(value) == 3.0 and path == first
+    assert compiler_calls(log) == []
+    # And in this process, twice.
+    config = dict(cpp_extension.build_config(), cxx_compiler=str(wrapper))
+    monkeypatch.setattr(cpp_extension, "build_config", lambda: config)
+    m = load("cachehit", [str(src)])
+    assert m.__file__ == first and m.scale(sp.tensor([1.0], dtype=sp.float64)).item() == 2.0
+    assert load("cachehit", [str(src)]).scale is m.scale
+    assert compiler_calls(log) == [] and builds_in(Path(first).parent) == 1
 
 
 def test_forces_are_minus_the_autograd_gradient_of_the_energy(lj):
