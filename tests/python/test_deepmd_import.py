@@ -1,204 +1,112 @@
-"""Import of DeePMD-kit's backend-neutral (dpmodel) YAML serialization for se_e2_a models with
-``type_one_side: false`` (one embedding net per (centre type, neighbour type) pair).
+"""Import of se_e2_a models that DeePMD-kit itself wrote in its backend-neutral (dpmodel) YAML,
+against DeePMD-kit's own energies: ``../shared/data/deepmd_dpkit_models`` (its SOURCE.md; made
+with DeePMD-kit 3.2.0 by its make_fixture.py). ``se_e2_a_two_side`` has ``type_one_side: false``
+(one embedding net per (centre, neighbour) type pair, held in DeePMD-kit's NetworkCollection
+order); ``se_e2_a_four_types`` has one net per neighbour type, resnet_dt and timesteps. Every
+weight and statistic was perturbed from DeePMD-kit's initial values, so a mix-up of nets, types
+or statistics changes the numbers.
 
-The golden fixture (deeppot_sea.yaml, tests/cpp/deepmd_bridge/deep_pot_golden_test.cpp) covers
-type_one_side: true only. Here a DeepPot with per-pair nets and non-trivial weights and
-statistics is written in DeePMD-kit's layout (as `dp convert-backend model.pth model.yaml`
-writes it: model.descriptor.embeddings is a NetworkCollection with ndim 2 whose flat `networks`
-list holds the net of key (centre ti, neighbour tj) at index ti + tj * ntypes, DeePMD-kit's
-NetworkCollection._convert_key), read back by the importer, and compared with the model it came
-from; forces are checked against the finite-difference gradient of the imported energy.
+The reference per model, one 24-atom frame in a triclinic cell: the energy and atomic energies
+from DeePMD-kit's DeepPot.eval, and forces as central differences (h = 1e-5 Å) of DeePMD-kit's
+energy (its numpy backend returns no forces).
 """
-import json
-
 import numpy as np
 import pytest
 
 import sampan as sp  # noqa: F401
 from sampan.deepmd import md
-from sampan.deepmd.model import DeepPot, load_model
+from sampan.deepmd.model import load_model
+from shared_data import SHARED_DATA
 
-CONFIG = {"type_map": ["O", "H"], "rcut": 4.0, "rcut_smth": 0.5, "sel": [8, 16], "neuron": [4, 8],
-          "axis_neuron": 2, "type_one_side": False, "resnet_dt": True, "fitting_neuron": [8, 8],
-          "fitting_resnet_dt": True}
+DPKIT = SHARED_DATA / "deepmd_dpkit_models"
+MODELS = ["se_e2_a_two_side", "se_e2_a_four_types"]
+needs_dpkit = pytest.mark.skipif(not (DPKIT / "reference.npz").exists(),
+                                 reason=f"DeePMD-kit-written models not found at {DPKIT}")
 
-
-def _scalar(v):
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v)
-    return json.dumps(v)  # a (nested) list of numbers: YAML flow style
+# Energies: the same float64 formula evaluated by two codes, so they differ by rounding only
+# (measured: 9e-16 eV). Forces: DeePMD-kit's are central differences of its energy, with error
+# ~ h^2 |d3E/dx3| + 1e-16 |E| / h (measured: 1.4e-10 eV/Å, on forces up to 0.04 eV/Å).
+ENERGY_ATOL = 1e-12   # eV, total and per atom
+FORCE_ATOL = 1e-9     # eV/Å
 
 
-def _yaml(obj, indent=0):
-    """Block-style YAML of nested dicts / lists of dicts (lists of numbers in flow style)."""
-    pad = " " * indent
-    lines = []
-    for key, value in obj.items():
-        key = json.dumps(key) if key.startswith("@") else key
-        if isinstance(value, dict) and value:
-            lines.append(f"{pad}{key}:")
-            lines += _yaml(value, indent + 2)
-        elif isinstance(value, list) and value and isinstance(value[0], dict):
-            lines.append(f"{pad}{key}:")
-            for item in value:
-                sub = _yaml(item, indent + 4)
-                sub[0] = f"{pad}  - " + sub[0][indent + 4:]
-                lines += sub
-        elif isinstance(value, dict):
-            lines.append(f"{pad}{key}: {{}}")
-        else:
-            lines.append(f"{pad}{key}: {_scalar(value)}")
-    return lines
+def reference(name):
+    ref = np.load(DPKIT / "reference.npz")
+    return {key: ref[f"{name}/{key}"] for key in ("coord", "box", "types", "energy", "atom_energy", "force_fd")}
 
 
-def _array(a):
-    a = np.asarray(a, dtype=np.float64)
-    return {"@class": "np.ndarray", "@is_variable": True, "@version": 1, "dtype": "float64", "value": a.tolist()}
+def evaluate(model, ref):
+    """Energy, atomic energies and forces of `model` at the reference frame."""
+    ext = model.extend(ref["coord"].ravel().tolist(), ref["types"].tolist(), ref["box"].ravel().tolist())
+    assert not ext.any_overflow(), ext.overflow_message(model.config["sel"])
+    atom_e = model.evaluate(ext, False, False)["atom_energy"].numpy().ravel()
+    e, f, _ = md.evaluate(model, ref["coord"], ref["types"], md.box(ref["box"]))
+    return e, atom_e, f
 
 
-def _nets(model, part):
-    """Our nets as DeePMD-kit network dicts, in our order (embeddings: centre-major)."""
-    names, params = model.parameter_names(), model.parameters()
-    values = {n: p.detach().numpy().copy() for n, p in zip(names, params)}
-    nets = []
-    k = 0
-    while f"{part}.{k}.layer.0.w" in values:
-        layers = []
-        depth = 0
-        while f"{part}.{k}.layer.{depth}.w" in values:
-            depth += 1
-        for l in range(depth):
-            base = f"{part}.{k}.layer.{l}"
-            last = part == "fitting" and l == depth - 1  # the fitting net's linear output layer
-            idt = values.get(base + ".idt")
-            layers.append({"@class": "Layer", "@version": 1,
-                           "@variables": {"w": _array(values[base + ".w"]), "b": _array(values[base + ".b"]),
-                                          "idt": None if idt is None else _array(idt)},
-                           "activation_function": "none" if last else "tanh", "bias": True,
-                           "precision": "float64", "resnet": not last, "use_timestep": idt is not None})
-        nets.append({"@class": "EmbeddingNetwork" if part == "embedding" else "FittingNetwork",
-                     "@version": 2, "layers": layers})
-        k += 1
-    return nets
+@needs_dpkit
+@pytest.mark.parametrize("name", MODELS)
+def test_deepmd_kit_model_gives_deepmd_kits_energy_and_forces(name, tmp_path):
+    model = load_model(DPKIT / f"{name}.yaml")
+    ref = reference(name)
+    assert model.config["type_one_side"] is (name != "se_e2_a_two_side")
+    e, atom_e, f = evaluate(model, ref)
+    assert abs(e - ref["energy"][0]) <= ENERGY_ATOL, (e, ref["energy"][0])
+    np.testing.assert_allclose(atom_e, ref["atom_energy"], rtol=0, atol=ENERGY_ATOL)
+    np.testing.assert_allclose(f, ref["force_fd"], rtol=0, atol=FORCE_ATOL)
+    assert np.abs(ref["force_fd"]).max() > 1e-3 and np.ptp(ref["atom_energy"]) > 0.1  # not vacuous
+    # The imported model through the frozen-file path too (what MD and LAMMPS load).
+    model.save(str(tmp_path / "frozen.h5"))
+    e2, f2, _ = md.evaluate(md.load_deeppot(tmp_path / "frozen.h5"), ref["coord"], ref["types"], md.box(ref["box"]))
+    assert e2 == e and np.array_equal(f2, f)
 
 
-def write_dpmodel_yaml(model, path, deepmd_order=True, keep_nets=None):
-    """``model`` in DeePMD-kit's dpmodel layout. deepmd_order=False writes the pair nets in our
-    centre-major order instead (a wrong file, to show that the test tells the two apart);
-    keep_nets: only the first so many embedding nets (a broken file)."""
-    cfg = model.config
-    nt, nnei = len(cfg["sel"]), sum(cfg["sel"])
-    ours = _nets(model, "embedding")
-    if deepmd_order:  # index ti + tj * nt holds the net of (centre ti, neighbour tj) = ours[ti * nt + tj]
-        embeddings = [ours[ti * nt + tj] for tj in range(nt) for ti in range(nt)]
-    else:
-        embeddings = ours
-    embeddings = embeddings[:keep_nets]
-    descriptor = {"@class": "Descriptor", "@version": 2, "type": "se_e2_a", "activation_function": "tanh",
-                  "axis_neuron": cfg["axis_neuron"],
-                  "@variables": {"davg": _array(model.davg.numpy().reshape(nt, nnei, 4)),
-                                 "dstd": _array(model.dstd.numpy().reshape(nt, nnei, 4))},
-                  "embeddings": {"@class": "NetworkCollection", "@version": 1, "ndim": 2, "ntypes": nt,
-                                 "network_type": "embedding_network", "networks": embeddings},
-                  "env_mat": {"rcut": cfg["rcut"], "rcut_smth": cfg["rcut_smth"]}, "env_protection": 0.0,
-                  "exclude_types": [], "neuron": cfg["neuron"], "precision": "float64", "rcut": cfg["rcut"],
-                  "rcut_smth": cfg["rcut_smth"], "resnet_dt": cfg["resnet_dt"], "sel": cfg["sel"],
-                  "set_davg_zero": False, "type_map": cfg["type_map"], "type_one_side": False}
-    fitting = {"@class": "Fitting", "@version": 2, "type": "ener", "activation_function": "tanh",
-               "@variables": {"bias_atom_e": _array(model.bias_atom_e.numpy().reshape(nt, 1))},
-               "dim_descrpt": cfg["neuron"][-1] * cfg["axis_neuron"], "dim_out": 1, "mixed_types": False,
-               "neuron": cfg["fitting_neuron"], "numb_aparam": 0, "numb_fparam": 0,
-               "resnet_dt": cfg["fitting_resnet_dt"], "exclude_types": [],
-               "nets": {"@class": "NetworkCollection", "@version": 1, "ndim": 1, "ntypes": nt,
-                        "network_type": "fitting_network", "networks": _nets(model, "fitting")}}
-    root = {"@variables": {}, "backend": "PyTorch",
-            "model": {"@class": "Model", "@version": 2, "type": "standard", "type_map": cfg["type_map"],
-                      "atom_exclude_types": [], "pair_exclude_types": [],
-                      "@variables": {"out_bias": _array(model.out_bias.numpy().reshape(1, nt, 1)),
-                                     "out_std": _array(np.ones((1, nt, 1)))},
-                      "descriptor": descriptor, "fitting": fitting}}
-    path.write_text("\n".join(_yaml(root)) + "\n")
+# ---- the YAML edited as text (no YAML library in the test environment) ----------------------
+
+NET = "      - '@class': EmbeddingNetwork"  # an item of model.descriptor.embeddings.networks
 
 
-def pair_model(seed=3):
-    """A type_one_side: false DeepPot with non-trivial statistics and biases."""
-    model = DeepPot(CONFIG, seed)
-    rng = np.random.default_rng(seed)
-    nt, nd = 2, 4 * sum(CONFIG["sel"])
-    model.davg = sp.tensor(rng.uniform(-0.1, 0.1, size=(nt, nd)))
-    model.dstd = sp.tensor(rng.uniform(0.5, 1.5, size=(nt, nd)))
-    model.bias_atom_e = sp.tensor(np.array([-93.5, -187.2]))
-    model.out_bias = sp.tensor(np.array([0.25, -0.5]))
-    model.validate()
-    return model
+def _network_blocks(lines):
+    """(first, end) line ranges of the embedding nets, in file order."""
+    starts = [i for i, line in enumerate(lines) if line == NET]
+    blocks = []
+    for s in starts:
+        e = s + 1
+        while e < len(lines) and (len(lines[e]) - len(lines[e].lstrip()) > 6 or not lines[e].strip()):
+            e += 1
+        blocks.append((s, e))
+    return blocks
 
 
-def configuration(seed=0):
-    """12 atoms (4 O-type, 8 H-type) at least 1.1 Å apart in a periodic 7.5 Å cube."""
-    rng = np.random.default_rng(seed)
-    L = 7.5
-    x = []
-    while len(x) < 12:
-        p = rng.uniform(0, L, size=3)
-        if all(np.linalg.norm((p - q) - L * np.round((p - q) / L)) > 1.1 for q in x):
-            x.append(p)
-    return np.array(x), np.array([0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1]), md.box([L] * 3)
+def _edited(name, tmp_path, edit):
+    lines = (DPKIT / f"{name}.yaml").read_text().splitlines()
+    blocks = _network_blocks(lines)
+    nets = [lines[s:e] for s, e in blocks]
+    nets = edit(nets)
+    first, end = blocks[0][0], blocks[-1][1]
+    path = tmp_path / f"{name}_edited.yaml"
+    path.write_text("\n".join(lines[:first] + [l for net in nets for l in net] + lines[end:]) + "\n")
+    return path
 
 
-def test_type_one_side_false_model_imports_with_deepmd_kits_network_order(tmp_path):
-    model = pair_model()
-    x, types, box = configuration()
-    cfg_ext = model.extend(x.ravel().tolist(), types.tolist(), np.diag([7.5] * 3).ravel().tolist())
-    assert not cfg_ext.any_overflow()
-    path = tmp_path / "pair.yaml"
-    write_dpmodel_yaml(model, path)
-    imported = load_model(path)
-    assert imported.config["type_one_side"] is False
-    e0, f0, w0 = md.evaluate(model, x, types, box)
-    e1, f1, w1 = md.evaluate(imported, x, types, box)
-    assert e1 == pytest.approx(e0, rel=1e-13, abs=1e-12)
-    np.testing.assert_allclose(f1, f0, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(w1, w0, rtol=0, atol=1e-11)
-    # The four pair nets differ, so the (centre, neighbour) order matters: a file holding them in
-    # centre-major order gives another energy (this is what the test would catch).
-    wrong = tmp_path / "wrong_order.yaml"
-    write_dpmodel_yaml(model, wrong, deepmd_order=False)
-    e2, f2, _ = md.evaluate(load_model(wrong), x, types, box)
-    assert abs(e2 - e0) > 1e-6 and np.abs(f2 - f0).max() > 1e-6  # vs agreement to 1e-12 above
-    # the imported model through the frozen-file path too (what MD and LAMMPS load)
-    imported.save(str(tmp_path / "frozen.h5"))
-    e3, f3, _ = md.evaluate(md.load_deeppot(tmp_path / "frozen.h5"), x, types, box)
-    assert e3 == e1 and np.array_equal(f3, f1)
+@needs_dpkit
+def test_the_pair_nets_order_is_what_the_comparison_sees(tmp_path):
+    # Nets 1 and 2 are (centre 1, neighbour 0) and (centre 0, neighbour 1) in DeePMD-kit's order
+    # (index ti + tj * ntypes); swapped, as an importer reading them centre-major would, the
+    # energy moves far beyond the tolerance above.
+    name = "se_e2_a_two_side"
+    ref = reference(name)
+    unedited = _edited(name, tmp_path, lambda nets: nets)
+    assert evaluate(load_model(unedited), ref)[0] == evaluate(load_model(DPKIT / f"{name}.yaml"), ref)[0]
+    swapped = _edited(name, tmp_path, lambda nets: [nets[0], nets[2], nets[1], nets[3]])
+    e, _, f = evaluate(load_model(swapped), ref)
+    assert abs(e - ref["energy"][0]) > 1e3 * ENERGY_ATOL
+    assert np.abs(f - ref["force_fd"]).max() > 1e3 * FORCE_ATOL
 
 
-def test_imported_pair_model_forces_are_minus_the_energy_gradient(tmp_path):
-    model = pair_model(seed=5)
-    path = tmp_path / "pair.yaml"
-    write_dpmodel_yaml(model, path)
-    pot = load_model(path)
-    x, types, box = configuration(seed=1)
-    _, f, _ = md.evaluate(pot, x, types, box)
-    h = 1e-5
-    fd = np.zeros_like(x)
-    for i in range(len(x)):
-        for a in range(3):
-            xp, xm = x.copy(), x.copy()
-            xp[i, a] += h
-            xm[i, a] -= h
-            fd[i, a] = -(md.evaluate(pot, xp, types, box)[0] - md.evaluate(pot, xm, types, box)[0]) / (2 * h)
-    # central differences: error ~ h^2 |d3E/dx3| ~ 1e-10 eV/Å, plus rounding ~ 1e-16 * |E| / h ~ 1e-9
-    np.testing.assert_allclose(f, fd, rtol=0, atol=2e-7)
-    assert np.abs(f).max() > 1e-3  # not vacuous
-
-
+@needs_dpkit
 def test_pair_model_with_the_wrong_number_of_networks_is_refused(tmp_path):
-    path = tmp_path / "three_nets.yaml"
-    write_dpmodel_yaml(pair_model(), path, keep_nets=3)  # 3 nets for 2 types, type_one_side false
-    with pytest.raises(ValueError, match=r"three_nets.yaml: model.descriptor.embeddings.networks: expected 4 networks"):
+    path = _edited("se_e2_a_two_side", tmp_path, lambda nets: nets[:3])  # 3 nets for 2 types
+    with pytest.raises(ValueError, match=r"se_e2_a_two_side_edited.yaml: model.descriptor.embeddings.networks: "
+                                         r"expected 4 networks"):
         load_model(path)
