@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 import sampan as sp
-from conftest import require_op
 
 h5py = pytest.importorskip("h5py")
 
@@ -88,7 +87,6 @@ def test_layout_is_readable_by_h5py(tmp_path):
 
 
 def test_model_and_optimizer_state_round_trip(tmp_path):
-    require_op("core::matmul")
     sp.manual_seed(1)
     model = sp.nn.MLP(3, [8], 2)
     opt = sp.optim.Adam(model.parameters(), lr=1e-2)

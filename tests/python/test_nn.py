@@ -8,7 +8,6 @@ import pytest
 
 import sampan as sp
 import sampan.nn.functional as F
-from conftest import require_op
 from sampan import nn
 
 
@@ -92,7 +91,6 @@ def test_load_state_dict_strict_reports_every_problem():
 
 
 def test_state_dict_round_trip_restores_outputs():
-    require_op("core::matmul")
     sp.manual_seed(0)
     a, b = Net(), Net()
     x = sp.tensor(np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32))
@@ -101,7 +99,6 @@ def test_state_dict_round_trip_restores_outputs():
 
 
 def test_train_eval_zero_grad_and_dtype_conversion():
-    require_op("core::matmul")
     net = nn.Sequential(nn.Linear(3, 3), nn.Dropout(0.5), nn.Linear(3, 1))
     assert all(m.training for m in net.modules())
     net.eval()
@@ -140,7 +137,6 @@ def test_containers():
 # ---- layers ----------------------------------------------------------------------------------
 
 def test_linear_matches_numpy_and_pytorch_init_bounds():
-    require_op("core::matmul")
     sp.manual_seed(3)
     layer = nn.Linear(50, 20)
     w, b = arr(layer.weight), arr(layer.bias)
@@ -154,7 +150,6 @@ def test_linear_matches_numpy_and_pytorch_init_bounds():
 
 
 def test_bilinear_matches_einsum():
-    require_op("core::matmul")
     layer = nn.Bilinear(3, 4, 2, dtype=sp.float64)
     rng = np.random.default_rng(4)
     x1, x2 = rng.standard_normal((5, 3)), rng.standard_normal((5, 4))
@@ -240,7 +235,6 @@ def test_activations_match_numpy():
 
 
 def test_mlp_double_backward_for_force_training():
-    require_op("core::matmul")
     # Energy E(x) from an MLP; forces -dE/dx; a loss on the forces trains the weights, which needs
     # the second derivative through every layer.
     sp.manual_seed(8)

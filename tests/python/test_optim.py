@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 import sampan as sp
-from conftest import require_op
 from sampan import nn, optim
 from sampan.optim import lr_scheduler
 
@@ -88,7 +87,6 @@ def test_adamw_decays_the_weights_not_the_gradient():
 
 
 def test_adam_fits_a_linear_regression_to_the_known_solution():
-    require_op("core::matmul")
     rng = np.random.default_rng(0)
     w_true, b_true = np.array([[1.5, -2.0, 0.5]]), np.array([0.3])
     X = rng.standard_normal((256, 3))
@@ -128,7 +126,6 @@ def test_param_groups_zero_grad_and_errors():
 
 
 def test_optimizer_state_dict_round_trip_continues_identically():
-    require_op("core::matmul")
     def make():
         sp.manual_seed(1)
         model = nn.Linear(4, 2, dtype=sp.float64)

@@ -4,12 +4,6 @@ import numpy as np
 import pytest
 
 import sampan as sp
-from conftest import require_op
-
-
-@pytest.fixture(autouse=True)
-def _random_ops():
-    require_op("core::rand", "core::randn", "core::randint", "core::randperm", "core::bernoulli")
 
 
 def test_manual_seed_reproduces():
