@@ -2,10 +2,7 @@
 // per-pair functions (lj_kernels.h). Atom sums use atomicAdd (so the last bits may vary from run
 // to run, unlike the CPU); the box sums are reduced per block first, then one atomic per block.
 // Compiled only where nvcc exists (sampan_add_op_library's CUDA_SOURCES, or the JIT with nvcc).
-#include <cuda_runtime.h>
-
-#include <stdexcept>
-#include <string>
+#include "sampan/cuda_launch.cuh"  // check(): CUDA errors as std::runtime_error naming the kernel
 
 #include "lj_kernels.h"
 
@@ -13,12 +10,8 @@ namespace lj {
 
 namespace {
 
+using sampan::kernels::cuda::check;
 constexpr int kThreads = 256;  // a multiple of the warp size (block_sum relies on it)
-
-void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess)
-    throw std::runtime_error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(status));
-}
 
 int blocks_for(int64_t n) { return static_cast<int>((n + kThreads - 1) / kThreads); }
 

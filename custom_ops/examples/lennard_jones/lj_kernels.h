@@ -27,11 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define LJ_HOST_DEVICE __host__ __device__
-#else
-#define LJ_HOST_DEVICE
-#endif
+#include "sampan/host_device.h"  // SAMPAN_HOST_DEVICE: one body for the CPU loop and the CUDA kernel
 
 namespace lj {
 
@@ -45,12 +41,12 @@ template <class T> struct Radial {
   T u, g, h, k;
 };
 
-LJ_HOST_DEVICE inline float round_to_int(float x) { return rintf(x); }
-LJ_HOST_DEVICE inline double round_to_int(double x) { return rint(x); }
+SAMPAN_HOST_DEVICE inline float round_to_int(float x) { return rintf(x); }
+SAMPAN_HOST_DEVICE inline double round_to_int(double x) { return rint(x); }
 
 /// Minimum-image separation of pair (i, j): fills d = x_j - x_i - L n and n; returns |d|^2.
 template <class T>
-LJ_HOST_DEVICE inline T separation(const T* pos, int64_t i, int64_t j, const T* box, T d[3], T n[3]) {
+SAMPAN_HOST_DEVICE inline T separation(const T* pos, int64_t i, int64_t j, const T* box, T d[3], T n[3]) {
   T r2 = 0;
   for (int k = 0; k < 3; ++k) {
     T dx = pos[3 * j + k] - pos[3 * i + k];
@@ -62,7 +58,7 @@ LJ_HOST_DEVICE inline T separation(const T* pos, int64_t i, int64_t j, const T* 
 }
 
 /// The radial functions at r^2 (all four; the compiler drops what a caller does not use).
-template <class T> LJ_HOST_DEVICE inline Radial<T> radial(T r2, const Params<T>& p) {
+template <class T> SAMPAN_HOST_DEVICE inline Radial<T> radial(T r2, const Params<T>& p) {
   Radial<T> f{0, 0, 0, 0};
   if (r2 >= p.rcut * p.rcut) return f;
   T inv_r2 = T(1) / r2;
@@ -79,12 +75,12 @@ template <class T> LJ_HOST_DEVICE inline Radial<T> radial(T r2, const Params<T>&
 
 /// D = J v for one pair: v_pos[j] - v_pos[i] - v_box * n (v_box may be null: zero).
 template <class T>
-LJ_HOST_DEVICE inline void direction(const T* v_pos, const T* v_box, int64_t i, int64_t j, const T n[3], T D[3]) {
+SAMPAN_HOST_DEVICE inline void direction(const T* v_pos, const T* v_box, int64_t i, int64_t j, const T n[3], T D[3]) {
   for (int k = 0; k < 3; ++k)
     D[k] = v_pos[3 * j + k] - v_pos[3 * i + k] - (v_box ? v_box[k] * n[k] : T(0));
 }
 
-template <class T> LJ_HOST_DEVICE inline T dot3(const T a[3], const T b[3]) {
+template <class T> SAMPAN_HOST_DEVICE inline T dot3(const T a[3], const T b[3]) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 

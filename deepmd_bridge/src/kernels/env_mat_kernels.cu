@@ -3,7 +3,7 @@
 // backward does both halves in one thread and scatters with atomicAdd (CPU: a serial scatter in
 // slot order), so its last bits may differ from the CPU and from run to run.
 // Compiled only where nvcc exists; not yet run on a GPU (none on the development machine).
-#include "kernels/cuda_launch.cuh"
+#include "kernels/atomic_add.cuh"
 #include "kernels/env_mat_kernels.h"
 
 namespace sampan::deepmd::kernels {

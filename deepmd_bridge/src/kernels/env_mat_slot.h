@@ -1,15 +1,15 @@
 // The per-slot bodies of the se_e2_a environment matrix, shared by the CPU kernels
-// (env_mat_kernels.cpp) and their CUDA twins (env_mat_kernels.cu): see host_device.h for why.
+// (env_mat_kernels.cpp) and their CUDA twins (env_mat_kernels.cu): see add_policy.h for why.
 // Layout and notation: env_mat_kernels.h. A slot is (centre i, neighbour slot j), slot = i*nnei + j.
 #pragma once
 
-#include "kernels/host_device.h"
+#include "kernels/add_policy.h"
 
 namespace sampan::deepmd::kernels {
 
 /// DeePMD's switch: 1 below rs, u^3(-6u^2+15u-10)+1 with u=(r-rs)/(rc-rs) between, 0 from rc on.
 /// Writes sw, dsw/dr and d2sw/dr2.
-template <class T> SAMPAN_DEEPMD_HOST_DEVICE inline void smooth_switch(T r, T rs, T rc, T& sw, T& dsw, T& d2sw) {
+template <class T> SAMPAN_HOST_DEVICE inline void smooth_switch(T r, T rs, T rc, T& sw, T& dsw, T& d2sw) {
   if (r < rs) {
     sw = 1; dsw = 0; d2sw = 0;
   } else if (r < rc) {
@@ -27,7 +27,7 @@ template <class T> SAMPAN_DEEPMD_HOST_DEVICE inline void smooth_switch(T r, T rs
 }
 
 /// Raw row (4) and its Jacobian d row_q / d R_b (4x3) for the vector R (length r > 0).
-template <class T> SAMPAN_DEEPMD_HOST_DEVICE inline void raw_row(const T* R, T rs, T rc, T* row, T* jac) {
+template <class T> SAMPAN_HOST_DEVICE inline void raw_row(const T* R, T rs, T rc, T* row, T* jac) {
   const T r2 = R[0] * R[0] + R[1] * R[1] + R[2] * R[2];
   const T r = sqrt(r2);
   T sw, dsw, d2sw;
@@ -46,7 +46,7 @@ template <class T> SAMPAN_DEEPMD_HOST_DEVICE inline void raw_row(const T* R, T r
 }
 
 /// Hessian d^2 row_q / dR_b dR_c (4x3x3).
-template <class T> SAMPAN_DEEPMD_HOST_DEVICE inline void raw_row_hessian(const T* R, T rs, T rc, T* hess) {
+template <class T> SAMPAN_HOST_DEVICE inline void raw_row_hessian(const T* R, T rs, T rc, T* hess) {
   const T r2 = R[0] * R[0] + R[1] * R[1] + R[2] * R[2];
   const T r = sqrt(r2);
   T sw, dsw, d2sw;
@@ -71,7 +71,7 @@ template <class T> SAMPAN_DEEPMD_HOST_DEVICE inline void raw_row_hessian(const T
 
 /// Forward of one slot: em[slot, 4], em_deriv[slot, 12], rij[slot, 3] (outputs indexed by slot).
 template <class T>
-SAMPAN_DEEPMD_HOST_DEVICE inline void prod_env_mat_a_slot(const T* coord, const int64_t* types, const int64_t* nlist,
+SAMPAN_HOST_DEVICE inline void prod_env_mat_a_slot(const T* coord, const int64_t* types, const int64_t* nlist,
                                                           const T* davg, const T* dstd, int64_t nnei, int64_t i,
                                                           int64_t j, T rcut, T rcut_smth, T* em, T* em_deriv, T* rij) {
   const int64_t slot = i * nnei + j;
@@ -96,7 +96,7 @@ SAMPAN_DEEPMD_HOST_DEVICE inline void prod_env_mat_a_slot(const T* coord, const 
 /// from the gradients of em (through the row's Jacobian), of em_deriv (through its Hessian) and
 /// of rij. Any gradient pointer may be null (zero).
 template <class T>
-SAMPAN_DEEPMD_HOST_DEVICE inline void env_mat_slot_gradient(const T* coord, const int64_t* types, const int64_t* nlist,
+SAMPAN_HOST_DEVICE inline void env_mat_slot_gradient(const T* coord, const int64_t* types, const int64_t* nlist,
                                                             const T* dstd, const T* grad_em, const T* grad_em_deriv,
                                                             const T* grad_rij, int64_t nnei, int64_t i, int64_t j,
                                                             T rcut, T rcut_smth, T* g) {
@@ -130,7 +130,7 @@ SAMPAN_DEEPMD_HOST_DEVICE inline void env_mat_slot_gradient(const T* coord, cons
 /// (em = (raw - davg)/dstd and em_deriv = raw'/dstd: d/d davg = -1/dstd, d/d dstd = -out/dstd)
 /// into row types[i] of grad_davg and grad_dstd. `add` is PlainAdd (serial) or an atomic add.
 template <class T, class Add>
-SAMPAN_DEEPMD_HOST_DEVICE inline void env_mat_slot_scatter(const int64_t* types, const int64_t* nlist, const T* dstd,
+SAMPAN_HOST_DEVICE inline void env_mat_slot_scatter(const int64_t* types, const int64_t* nlist, const T* dstd,
                                                            const T* em, const T* em_deriv, const T* grad_em,
                                                            const T* grad_em_deriv, int64_t nnei, int64_t i, int64_t j,
                                                            const T* g, T* grad_coord, T* grad_davg, T* grad_dstd,

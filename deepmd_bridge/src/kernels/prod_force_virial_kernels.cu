@@ -4,7 +4,7 @@
 // their last bits may differ from the CPU and from run to run; the total virial is first summed
 // per block in shared memory (9 values that every slot adds to), then added once per block.
 // Compiled only where nvcc exists; not yet run on a GPU (none on the development machine).
-#include "kernels/cuda_launch.cuh"
+#include "kernels/atomic_add.cuh"
 #include "kernels/prod_force_virial_kernels.h"
 
 namespace sampan::deepmd::kernels {

@@ -1,15 +1,15 @@
 // The per-slot bodies of the se_e2_a force and virial kernels, shared by the CPU kernels
 // (prod_force_virial_kernels.cpp) and their CUDA twins (prod_force_virial_kernels.cu): see
-// host_device.h for why. Notation: prod_force_virial_kernels.h; slot = i*nnei + j.
+// add_policy.h for why. Notation: prod_force_virial_kernels.h; slot = i*nnei + j.
 #pragma once
 
-#include "kernels/host_device.h"
+#include "kernels/add_policy.h"
 
 namespace sampan::deepmd::kernels {
 
 /// q[b] = sum_q a[slot, q] d[slot, q, b]: dE/dR of the slot's pair (R = x_n - x_i).
 template <class T>
-SAMPAN_DEEPMD_HOST_DEVICE inline void force_slot_vector(const T* net_deriv, const T* em_deriv, int64_t slot, T* q) {
+SAMPAN_HOST_DEVICE inline void force_slot_vector(const T* net_deriv, const T* em_deriv, int64_t slot, T* q) {
   const T* a = net_deriv + slot * 4;
   const T* d = em_deriv + slot * 12;
   for (int b = 0; b < 3; ++b) q[b] = a[0] * d[b] + a[1] * d[3 + b] + a[2] * d[6 + b] + a[3] * d[9 + b];
@@ -17,7 +17,7 @@ SAMPAN_DEEPMD_HOST_DEVICE inline void force_slot_vector(const T* net_deriv, cons
 
 /// The slot's force terms: F_i -= q, F_n += q; nothing for an empty slot (n < 0).
 template <class T, class Add>
-SAMPAN_DEEPMD_HOST_DEVICE inline void scatter_force_slot(int64_t i, int64_t n, const T* q, T* force, Add add) {
+SAMPAN_HOST_DEVICE inline void scatter_force_slot(int64_t i, int64_t n, const T* q, T* force, Add add) {
   if (n < 0) return;  // an empty slot contributes nothing (its em_deriv is zero anyway)
   for (int b = 0; b < 3; ++b) {
     add(&force[i * 3 + b], -q[b]);
@@ -27,7 +27,7 @@ SAMPAN_DEEPMD_HOST_DEVICE inline void scatter_force_slot(int64_t i, int64_t n, c
 
 /// grad_net[slot, q] = sum_b d[slot, q, b] (g[n, b] - g[i, b]) (0 for an empty slot).
 template <class T>
-SAMPAN_DEEPMD_HOST_DEVICE inline void prod_force_grad_slot(const T* grad_force, const T* em_deriv, const int64_t* nlist,
+SAMPAN_HOST_DEVICE inline void prod_force_grad_slot(const T* grad_force, const T* em_deriv, const int64_t* nlist,
                                                            int64_t i, int64_t slot, T* grad_net) {
   const int64_t n = nlist[slot];
   T diff[3] = {0, 0, 0};
@@ -40,7 +40,7 @@ SAMPAN_DEEPMD_HOST_DEVICE inline void prod_force_grad_slot(const T* grad_force, 
 
 /// w[x*3 + y] = (sum_q a_q d_qx) R_y: the slot's virial term (call for filled slots only).
 template <class T>
-SAMPAN_DEEPMD_HOST_DEVICE inline void virial_slot_tensor(const T* net_deriv, const T* em_deriv, const T* rij,
+SAMPAN_HOST_DEVICE inline void virial_slot_tensor(const T* net_deriv, const T* em_deriv, const T* rij,
                                                          int64_t slot, T* w) {
   const T* a = net_deriv + slot * 4;
   const T* d = em_deriv + slot * 12;
@@ -54,7 +54,7 @@ SAMPAN_DEEPMD_HOST_DEVICE inline void virial_slot_tensor(const T* net_deriv, con
 /// Adds the slot's virial term w to the total virial [9] and to atom_virial[n] (DeePMD-kit's
 /// per-atom split gives it to the neighbour).
 template <class T, class Add>
-SAMPAN_DEEPMD_HOST_DEVICE inline void scatter_virial_slot(int64_t n, const T* w, T* virial, T* atom_virial, Add add) {
+SAMPAN_HOST_DEVICE inline void scatter_virial_slot(int64_t n, const T* w, T* virial, T* atom_virial, Add add) {
   for (int k = 0; k < 9; ++k) {
     add(&virial[k], w[k]);
     add(&atom_virial[n * 9 + k], w[k]);
@@ -64,7 +64,7 @@ SAMPAN_DEEPMD_HOST_DEVICE inline void scatter_virial_slot(int64_t n, const T* w,
 /// grad_net[slot, q] = sum_ab G_ab d_qa R_b with G = grad_virial + grad_atom_virial[n]
 /// (grad_atom_virial may be null); 0 for an empty slot.
 template <class T>
-SAMPAN_DEEPMD_HOST_DEVICE inline void prod_virial_grad_slot(const T* grad_virial, const T* grad_atom_virial,
+SAMPAN_HOST_DEVICE inline void prod_virial_grad_slot(const T* grad_virial, const T* grad_atom_virial,
                                                             const T* em_deriv, const T* rij, const int64_t* nlist,
                                                             int64_t slot, T* grad_net) {
   const int64_t n = nlist[slot];

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "host_device.h"
+#include "sampan/host_device.h"
 
 namespace sampan::kernels {
 

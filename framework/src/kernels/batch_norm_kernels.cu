@@ -5,7 +5,7 @@
 // exists; not yet run on a GPU.
 #include "batch_norm_element.h"
 #include "batch_norm_kernels_cuda.h"
-#include "cuda_launch.cuh"
+#include "sampan/cuda_launch.cuh"
 
 namespace sampan::kernels {
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "host_device.h"
+#include "sampan/host_device.h"
 #include "rows_by_segment.h"
 #include "segment_fold.h"
 

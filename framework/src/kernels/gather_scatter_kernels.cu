@@ -3,7 +3,7 @@
 // increasing edge order, through a stable order of the edges by segment built on the host
 // (rows_by_segment.h), with the per-element functions of segment_fold.h: the CPU's operations in
 // the CPU's order, no atomics, the same bits. Compiled only where nvcc exists; not yet run on a GPU.
-#include "cuda_launch.cuh"
+#include "sampan/cuda_launch.cuh"
 #include "graph_kernels_cuda.h"
 #include "rows_by_segment.h"
 #include "segment_fold.h"

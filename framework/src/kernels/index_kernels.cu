@@ -11,7 +11,7 @@
 // deterministic. Compiled only where nvcc exists; checked against the CPU on an H200 (README).
 #include <cstdint>
 
-#include "cuda_launch.cuh"
+#include "sampan/cuda_launch.cuh"
 #include "gather_scatter_element.h"
 #include "graph_kernels_cuda.h"
 #include "index_select_row.h"

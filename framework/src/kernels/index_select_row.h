@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "host_device.h"
+#include "sampan/host_device.h"
 
 namespace sampan::kernels {
 

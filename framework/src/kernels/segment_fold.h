@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "host_device.h"
+#include "sampan/host_device.h"
 
 namespace sampan::kernels {
 

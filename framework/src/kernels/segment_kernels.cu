@@ -8,7 +8,7 @@
 // Compiled only where nvcc exists; not yet run on a GPU (none on the development machine).
 #include <vector>
 
-#include "cuda_launch.cuh"
+#include "sampan/cuda_launch.cuh"
 #include "graph_kernels_cuda.h"
 #include "rows_by_segment.h"
 #include "segment_fold.h"
