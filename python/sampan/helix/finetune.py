@@ -18,7 +18,9 @@ import numpy as np
 import sampan
 from sampan.nn import functional as F
 from . import metrics as metric_functions
+from .model_io import check_encoder_fits, load_encoder_payload, load_model, save_model  # noqa: F401
 from .models import GraphModel, as_numpy, as_tensor
+from .progress import progress_bar
 
 CLASSIFICATION_METRICS = ("roc_auc", "average_precision")
 
@@ -119,7 +121,7 @@ def finetune(model, train_loader, valid_loader, test_loader=None, epochs=100, lr
             best_state = {k: v.clone() for k, v in saved["best_state"].items()}
         ckpt.set_loader_rng_state(train_loader, saved.get("loader_rng"))
         first_epoch, seconds_before = int(saved["epoch"]) + 1, float(saved["seconds"])
-    bar = _progress(range(first_epoch, epochs + 1), progress, description)
+    bar = progress_bar(range(first_epoch, epochs + 1), progress, description)
     start = time.perf_counter()
     for epoch in bar:
         loss = train_epoch(model, train_loader, optimizer, classification, max_batches)
@@ -232,53 +234,9 @@ def _run_seed(make_loaders, model_config, seed, epochs, lr, metric, encoder_stat
     return result, model
 
 
-def save_model(model, path, extra=None):
-    """Writes the model (its config and weights) to an HDF5 file through sampan.save (which
-    writes a temp file and renames it)."""
-    payload = {"kind": "sampan.helix.GraphModel", "config": _plain(model.config), "state": model.state_dict()}
-    if extra:
-        payload["extra"] = _plain(extra)
-    sampan.save(payload, str(path))
-
-
-def load_model(path):
-    """The GraphModel saved by save_model."""
-    from .models import model_from_config
-    payload = sampan.load(str(path))
-    if not isinstance(payload, dict) or payload.get("kind") != "sampan.helix.GraphModel":
-        raise ValueError(f"{path}: not a sampan.helix GraphModel file (kind {payload.get('kind') if isinstance(payload, dict) else type(payload).__name__!r})")
-    model = model_from_config(payload["config"])
-    model.load_state_dict(payload["state"])
-    model.eval()
-    return model
-
-
-def _plain(value):
-    """Tuples to lists, NumPy scalars to Python numbers: what sampan.save stores."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    return value
-
-
 def _check_callback(on_epoch):
     if on_epoch is not None and not callable(on_epoch):
         raise TypeError(f"on_epoch must be a function called after each epoch, got {type(on_epoch).__name__}")
-
-
-def _progress(iterable, enabled, description):
-    if not enabled:
-        return iterable
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return iterable
-    return tqdm(iterable, desc=description, leave=False)
 
 
 def default_metric(dataset):
@@ -309,7 +267,6 @@ def finetune_dataset(dataset, split="scaffold", seeds=(0, 1, 2), epochs=100, bat
                   conv=conv, jk=jk, pool=pool, dropout=dropout)
     encoder_state, provenance = None, None
     if encoder_path is not None:
-        from .pretrain import check_encoder_fits, load_encoder_payload
         payload = load_encoder_payload(encoder_path)
         check_encoder_fits(payload, config, encoder_path)
         encoder_state, provenance = payload["state"], payload.get("provenance", {})

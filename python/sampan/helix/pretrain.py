@@ -26,10 +26,12 @@ import numpy as np
 import sampan
 from sampan import nn
 from sampan.nn import functional as F
-from .finetune import _plain, _progress, train_epoch
+from .finetune import train_epoch
+from .model_io import (ENCODER_KIND, check_encoder_fits, load_encoder, load_encoder_payload,  # noqa: F401
+                       save_encoder)
+from .progress import progress_bar
 from .models import GNNEncoder, GraphPool, as_numpy, as_tensor
 
-ENCODER_KIND = "sampan.helix.GNNEncoder"
 
 
 class _Sub:
@@ -251,7 +253,7 @@ def pretrain(task_model, loader, epochs=1, lr=1e-3, progress=False, max_batches=
             ckpt.set_numpy_rng_state(task_model.rng, saved["task_rng"])
         first_epoch, seconds_before, molecules = int(saved["epoch"]) + 1, float(saved["seconds"]), int(saved["molecules"])
     start = time.perf_counter()
-    for epoch in _progress(range(first_epoch, epochs + 1), progress and rank == 0, type(task_model).__name__):
+    for epoch in progress_bar(range(first_epoch, epochs + 1), progress and rank == 0, type(task_model).__name__):
         task_model.train()
         losses, accuracies, epoch_molecules = [], [], 0
         batches = loader_shard(rank, size, max_batches) if size > 1 else loader
@@ -334,43 +336,6 @@ def pretrain_supervised(encoder, num_tasks, loader, epochs=1, lr=1e-3, pool="mea
     model = _SupervisedModel(encoder, num_tasks, pool)
     optimizer = sampan.optim.Adam(model.parameters(), lr=lr)
     history = {"loss": []}
-    for _ in _progress(range(epochs), progress, "supervised"):
+    for _ in progress_bar(range(epochs), progress, "supervised"):
         history["loss"].append(train_epoch(model, loader, optimizer, True, max_batches))
     return {"history": history}
-
-
-def save_encoder(encoder, path, provenance=None):
-    """Writes the encoder's config, weights and provenance (task, data, epochs ...) to HDF5."""
-    sampan.save({"kind": ENCODER_KIND, "config": _plain(encoder.config), "state": encoder.state_dict(),
-                 "provenance": _plain(provenance or {})}, str(path))
-
-
-def load_encoder_payload(path):
-    payload = sampan.load(str(path))
-    if not isinstance(payload, dict) or payload.get("kind") != ENCODER_KIND:
-        raise ValueError(f"{path}: not a sampan.helix pretrained encoder (expected kind {ENCODER_KIND!r})")
-    return payload
-
-
-def load_encoder(path):
-    """The GNNEncoder saved by save_encoder (in eval mode) and its provenance."""
-    payload = load_encoder_payload(path)
-    c = payload["config"]
-    featurizer = c["featurizer"] if isinstance(c["featurizer"], str) else (tuple(c["featurizer"][0]), tuple(c["featurizer"][1]))
-    encoder = GNNEncoder(featurizer, c["num_layers"], c["emb_dim"], c["conv"], c["jk"], c["dropout"], c.get("gat_heads", 2))
-    encoder.load_state_dict(payload["state"])
-    encoder.eval()
-    return encoder, payload.get("provenance", {})
-
-
-def check_encoder_fits(payload, model_config, path):
-    """Raises a ValueError naming the field when a saved encoder cannot go into a GraphModel built
-    from model_config (different featurizer, width, depth or layer type)."""
-    saved = payload["config"]
-    for field in ("featurizer", "num_layers", "emb_dim", "conv", "jk"):
-        want = model_config.get(field)
-        got = saved.get(field)
-        if isinstance(want, tuple):
-            want = _plain(want)
-        if want is not None and want != got:
-            raise ValueError(f"{path}: the pretrained encoder has {field}={got!r} but the model asks {field}={want!r}")
