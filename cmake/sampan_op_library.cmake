@@ -31,7 +31,8 @@
 #   if(CMAKE_CUDA_COMPILER)
 #     enable_language(CUDA)
 #   endif()
-#   find_package(sampan CONFIG REQUIRED)         # -Dsampan_DIR=<sampan build dir>
+#   find_package(sampan CONFIG REQUIRED)         # -Dsampan_DIR=<sampan build dir>, or an installed
+#                                                # package: docs/install.md
 #   sampan_add_op_library(my_ops SOURCES my_op.cpp CUDA_SOURCES my_kernels.cu)
 #
 # custom_ops/examples/lennard_jones/CMakeLists.txt is such a project when configured on its own.
@@ -213,6 +214,20 @@ macro(_sampan_read_build_config)
   string(JSON _SAMPAN_OPLIB_CORE GET "${_sampan_json}" core_library)
   string(JSON _SAMPAN_OPLIB_ABI GET "${_sampan_json}" abi_version)
   string(JSON _SAMPAN_OPLIB_COMPILER_ID GET "${_sampan_json}" cxx_compiler_id)
+  # The installed record (cmake/sampan_install_record.cmake) names its files relative to its own
+  # folder, so that the installed package can sit anywhere; the build's record names them absolute.
+  get_filename_component(_sampan_json_dir "${SAMPAN_BUILD_CONFIG_JSON}" DIRECTORY)
+  set(_sampan_dirs "")
+  foreach(_sampan_dir IN LISTS _SAMPAN_OPLIB_INCLUDE_DIRS)
+    if(NOT IS_ABSOLUTE "${_sampan_dir}")
+      set(_sampan_dir "${_sampan_json_dir}/${_sampan_dir}")
+    endif()
+    list(APPEND _sampan_dirs "${_sampan_dir}")
+  endforeach()
+  set(_SAMPAN_OPLIB_INCLUDE_DIRS ${_sampan_dirs})
+  if(NOT IS_ABSOLUTE "${_SAMPAN_OPLIB_CORE}")
+    set(_SAMPAN_OPLIB_CORE "${_sampan_json_dir}/${_SAMPAN_OPLIB_CORE}")
+  endif()
   # -shared is how the JIT links a shared object; CMake's add_library(SHARED) says it itself.
   list(REMOVE_ITEM _SAMPAN_OPLIB_LINK_FLAGS -shared)
 endmacro()
