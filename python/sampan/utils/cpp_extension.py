@@ -8,7 +8,9 @@ load them, and get their ops as Python functions.
 Flags. The compiler, flags, include directories and definitions are the ones sampan's CMake
 configure records in ``sampan/_build_config.json``, the file that CMake's
 ``sampan_add_op_library()`` reads too: a library built just in time and one built ahead of time
-get the same flags. ``.cu`` sources go through the recorded nvcc (``SAMPAN_CUDA_KERNELS=1`` is
+get the same flags. An installed package (``pip install .``) has its own copy of the record, which
+names the installed headers and libsampan_core.so relative to the package folder, so the loader
+needs no checkout. ``.cu`` sources go through the recorded nvcc (``SAMPAN_CUDA_KERNELS=1`` is
 then defined for every source, so the op can register its ``.cuda(...)`` kernels).
 
 CUDA architectures: ``SAMPAN_CUDA_ARCHITECTURES`` (e.g. ``"80;90"``) when set, else those of the
@@ -50,7 +52,7 @@ from typing import Iterable, Sequence
 
 __all__ = [
     "load", "load_op_library", "BuildError", "CompilerNotFoundError", "build_config",
-    "cuda_architectures", "DEFAULT_CUDA_ARCHITECTURES",
+    "cuda_architectures", "DEFAULT_CUDA_ARCHITECTURES", "get_cmake_dir",
 ]
 
 #: CUDA architectures compiled for when no GPU is detected (and SAMPAN_CUDA_ARCHITECTURES is
@@ -58,7 +60,7 @@ __all__ = [
 DEFAULT_CUDA_ARCHITECTURES = ("80", "90")
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
-_BUILD_CONFIG = _PACKAGE_DIR / "_build_config.json"
+_BUILD_CONFIG_NAME = "_build_config.json"
 _MANIFEST = "manifest.json"
 
 
@@ -84,16 +86,55 @@ class CompilerNotFoundError(BuildError):
 # Build configuration (written by CMake: cmake/sampan_op_library.cmake)
 # ---------------------------------------------------------------------------------------------
 
+def _package_dirs() -> list[Path]:
+    """The folders of the package sampan, in import order. One folder for a checkout or a wheel;
+    an editable install (pip install -e) has two, its compiled files (_C, libraries, the build
+    record, headers) in site-packages first and the checkout's Python files second."""
+    package = sys.modules.get("sampan")
+    dirs = [Path(p) for p in getattr(package, "__path__", None) or []]
+    return dirs or [_PACKAGE_DIR]
+
+
+def _build_config_path() -> Path:
+    for folder in _package_dirs():
+        if (folder / _BUILD_CONFIG_NAME).is_file():
+            return folder / _BUILD_CONFIG_NAME
+    return _package_dirs()[0] / _BUILD_CONFIG_NAME
+
+
 @functools.lru_cache(maxsize=None)
 def build_config() -> dict:
-    """The flag record that sampan's CMake configure wrote (``sampan/_build_config.json``)."""
+    """The flag record that sampan's CMake configure wrote (``sampan/_build_config.json``), its
+    paths absolute. The installed copy names its files relative to its own folder (the package
+    can be installed anywhere): those are resolved against that folder here."""
+    path = _build_config_path()
     try:
-        with open(_BUILD_CONFIG, encoding="utf-8") as f:
-            return json.load(f)
+        with open(path, encoding="utf-8") as f:
+            config = json.load(f)
     except FileNotFoundError:
         raise BuildError(
-            f"sampan's build record {_BUILD_CONFIG} does not exist: it is written by sampan's CMake "
-            "configure (make build, or cmake -S . -B build); build sampan first") from None
+            f"sampan's build record {path} does not exist: it is written by sampan's CMake "
+            "configure (make build, or cmake -S . -B build) and installed by pip install; "
+            "build or reinstall sampan first") from None
+    folder = path.parent
+    config["include_dirs"] = [str(folder / d) for d in config.get("include_dirs", [])]
+    if config.get("core_library"):
+        config["core_library"] = str(folder / config["core_library"])
+    return config
+
+
+def get_cmake_dir() -> str:
+    """The folder of the installed package's ``sampanConfig.cmake``, for
+    ``cmake -Dsampan_DIR=$(python -c "import sampan.utils.cpp_extension as c; print(c.get_cmake_dir())")``.
+    A checkout has none: use ``-Dsampan_DIR=<its build folder>`` (the build's sampan-config.cmake)."""
+    for folder in _package_dirs():
+        candidate = folder / "share" / "cmake" / "sampan"
+        if (candidate / "sampanConfig.cmake").is_file():
+            return str(candidate)
+    raise FileNotFoundError(
+        "sampan's CMake package (share/cmake/sampan/sampanConfig.cmake) is not in "
+        f"{', '.join(str(d) for d in _package_dirs())}: it comes with an installed sampan "
+        "(pip install .); with a checkout, use -Dsampan_DIR=<its build folder>")
 
 
 def _cxx_compiler(config: dict) -> str:
@@ -210,8 +251,8 @@ class _Plan:
             self.cuda_flags = (list(cuda.get("flags", [])) + _gencode_flags(cuda_architectures())
                                + defines + includes + list(extra_cuda_cflags))
         core = config.get("core_library", "")
-        if not os.path.exists(core):
-            core = str(_PACKAGE_DIR / Path(core or "libsampan_core.so").name)
+        if not os.path.exists(core):  # a moved checkout: the library next to the record
+            core = str(_build_config_path().parent / Path(core or "libsampan_core.so").name)
         self.core_library = core
         self.link_flags = list(config.get("link_flags", ["-shared"]))
         self.link_libs = [core, f"-Wl,-rpath,{os.path.dirname(core)}"]
