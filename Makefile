@@ -79,3 +79,11 @@ clean:
 
 distclean: clean
 	rm -rf .venv .venv-bench .pytest_cache
+
+# The guides (docs/*.md) and the API reference (docs/api/: the Python API from its docstrings, the
+# ops from the op registry) as HTML in build/docs/html. Every warning is an error (-W; --keep-going
+# lists them all before failing), and -E reads every page afresh so that no warning hides behind an
+# incremental build. Sphinx imports sampan from python/, hence the dependency on build.
+.PHONY: docs
+docs: build
+	$(VENV_PYTHON) -m sphinx -E -W --keep-going -b html -d $(BUILD_DIR)/docs/doctrees docs $(BUILD_DIR)/docs/html

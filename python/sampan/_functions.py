@@ -87,7 +87,7 @@ def expand_as(x, other):
 
 
 def fill_(x, value):
-    """Sets every element of ``x`` to ``value`` in place (through core::copy_, so views, version
+    """Sets every element of ``x`` to ``value`` in place (through ``core::copy_``, so views, version
     counters and autograd behave as for any in-place write); returns ``x``."""
     _op("copy_")(x, value)  # the scalar becomes a 0-d tensor and is converted to x's dtype
     return x

@@ -1,5 +1,5 @@
 """The GPU as sampan sees it: one per process, ``cuda:0`` (an MPI rank chooses its GPU with
-``CUDA_VISIBLE_DEVICES``).
+``CUDA_VISIBLE_DEVICES``)::
 
     import sampan as sp
     if sp.cuda.is_available():

@@ -1,4 +1,4 @@
-"""Data-parallel training over MPI ranks.
+"""Data-parallel training over MPI ranks::
 
     # mpirun -n 4 python train.py
     import sampan as sp

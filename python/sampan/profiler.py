@@ -1,4 +1,4 @@
-"""Which ops a piece of code spends its time in.
+"""Which ops a piece of code spends its time in::
 
     with sp.profiler.profile() as prof:
         loss = model(batch).sum()

@@ -1,6 +1,7 @@
 """Training an se_e2_a model from a DeePMD-kit input.json (``sampan deepmd train``).
 
 Follows DeePMD-kit's energy training (docs: train/training.md, model/train-energy.md):
+
 - data statistics: davg/dstd of the environment matrix per centre type over the first
   ``data_stat_nbatch`` frames of every training system, over all neighbour slots including empty
   ones (column 0 its own mean and std; columns 1-3 mean 0 and one shared std; std < 1e-2 -> 1e-2);
@@ -11,6 +12,7 @@ Follows DeePMD-kit's energy training (docs: train/training.md, model/train-energ
 - lcurve.out columns as DeePMD-kit: step rmse_val rmse_trn rmse_e_val rmse_e_trn rmse_f_val
   rmse_f_trn [rmse_v_val rmse_v_trn] lr; rmse = sqrt(L), rmse_e per atom (eV), rmse_f in eV/Å;
   training errors on the step's batch before its update, validation on numb_btch frames.
+
 Checkpoints (HDF5, sampan.save) hold parameters, optimizer, scheduler, data-order RNG and
 statistics, so a restart continues with the same numbers.
 """

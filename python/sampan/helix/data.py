@@ -28,18 +28,20 @@ __all__ = ["GraphBatch", "MoleculeDataset", "DataLoader", "load_dataset", "cache
 class GraphBatch:
     """Several molecules as one disjoint-union graph.
 
-    x:          int64 [N, n_atom_features] categorical atom features
-    edge_index: int64 [2, E] source (row 0) and target (row 1) atom of each directed edge, indices
-                into the batch's atoms; every bond appears in both directions
-    edge_attr:  int64 [E, n_bond_features] categorical bond features of each directed edge
-    batch:      int64 [N] the graph (0..num_graphs-1) of each atom
-    num_graphs: number of molecules G
-    counts:     int64 [G] atoms per molecule; node_offsets int64 [G+1] their prefix sums (CSR)
-    edge_counts:int64 [G] directed edges per molecule
-    y:          float32 [G, T] labels (0 where missing); y_mask bool [G, T] (False where missing)
-    indices:    int64 [G] positions of these molecules in the dataset they came from
-    smiles:     list of G SMILES
-    featurizer: the featurizer's name ('ogb' or 'pretrain_gnns')
+    Fields::
+
+        x:          int64 [N, n_atom_features] categorical atom features
+        edge_index: int64 [2, E] source (row 0) and target (row 1) atom of each directed edge, indices
+                    into the batch's atoms; every bond appears in both directions
+        edge_attr:  int64 [E, n_bond_features] categorical bond features of each directed edge
+        batch:      int64 [N] the graph (0..num_graphs-1) of each atom
+        num_graphs: number of molecules G
+        counts:     int64 [G] atoms per molecule; node_offsets int64 [G+1] their prefix sums (CSR)
+        edge_counts:int64 [G] directed edges per molecule
+        y:          float32 [G, T] labels (0 where missing); y_mask bool [G, T] (False where missing)
+        indices:    int64 [G] positions of these molecules in the dataset they came from
+        smiles:     list of G SMILES
+        featurizer: the featurizer's name ('ogb' or 'pretrain_gnns')
     """
     x: np.ndarray
     edge_index: np.ndarray
@@ -421,19 +423,22 @@ def load_dataset(path, featurizer="ogb", smiles_column=None, label_columns=None,
                  on_bad_row="skip", num_threads=0, progress=None):
     """Reads molecules and labels from `path` and featurizes them, through an HDF5 cache.
 
-    path:          .csv (a SMILES column and label columns; .csv.gz too), .smi/.txt (one SMILES per
-                   line), .sdf (RDKit's SDMolSupplier; label_columns name SD properties), or .h5 (a
-                   dataset written by MoleculeDataset.save or `sampan helix featurize`)
-    smiles_column: the SMILES column of a CSV; None picks it by name (smiles, mol, ...)
-    label_columns: the label columns; None takes every other column of a CSV
-    cache:         reuse/write the featurized dataset under cache_dir (default
-                   $SAMPAN_HELIX_CACHE or ~/.cache/sampan/helix), keyed by the file's SHA-256, the
-                   featurizer and its version and these options. A cache file that cannot be read
-                   is reported and rebuilt; writes are atomic.
-    on_bad_row:    'skip' (default: bad rows are left out with a warning naming file, row and
-                   column) or 'raise'.
-    progress:      None, a tqdm bar (reset to the molecule count, then updated) or a callable
-                   taking the number of molecules done per chunk.
+    Arguments::
+
+        path:          .csv (a SMILES column and label columns; .csv.gz too), .smi/.txt (one SMILES per
+                       line), .sdf (RDKit's SDMolSupplier; label_columns name SD properties), or .h5 (a
+                       dataset written by MoleculeDataset.save or `sampan helix featurize`)
+        smiles_column: the SMILES column of a CSV; None picks it by name (smiles, mol, ...)
+        label_columns: the label columns; None takes every other column of a CSV
+        cache:         reuse/write the featurized dataset under cache_dir (default
+                       $SAMPAN_HELIX_CACHE or ~/.cache/sampan/helix), keyed by the file's SHA-256, the
+                       featurizer and its version and these options. A cache file that cannot be read
+                       is reported and rebuilt; writes are atomic.
+        on_bad_row:    'skip' (default: bad rows are left out with a warning naming file, row and
+                       column) or 'raise'.
+        progress:      None, a tqdm bar (reset to the molecule count, then updated) or a callable
+                       taking the number of molecules done per chunk.
+
     Invalid SMILES are always skipped with a warning naming their rows; they are listed in
     dataset.invalid.
     """

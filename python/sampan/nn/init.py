@@ -2,7 +2,7 @@
 
 Random draws come from sampan's generator (``sp.manual_seed`` makes them reproducible) or from
 the ``generator`` argument. Fan-in and fan-out follow PyTorch: for a weight of shape
-(out, in, *kernel), fan_in = in * prod(kernel) and fan_out = out * prod(kernel).
+``(out, in, *kernel)``, fan_in = in * prod(kernel) and fan_out = out * prod(kernel).
 """
 import math
 
@@ -39,7 +39,7 @@ def calculate_gain(nonlinearity, param=None):
 
 
 def fan_in_and_fan_out(tensor):
-    """(fan_in, fan_out) of a weight of shape (out, in, *kernel); needs at least 2 dimensions."""
+    """(fan_in, fan_out) of a weight of shape ``(out, in, *kernel)``; needs at least 2 dimensions."""
     if tensor.ndim < 2:
         raise ValueError(f"fan in and fan out need a tensor of at least 2 dimensions, got shape {tuple(tensor.shape)}")
     receptive = 1

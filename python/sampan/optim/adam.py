@@ -12,9 +12,11 @@ def _adam_update_(*args):
 
 
 class Adam(Optimizer):
-    """With g = grad (+ weight_decay * p, L2 regularization folded into the gradient):
+    """With g = grad (+ weight_decay * p, L2 regularization folded into the gradient)::
+
       m <- b1 m + (1 - b1) g;   v <- b2 v + (1 - b2) g^2;   t <- t + 1
       p <- p - lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
+
     amsgrad uses the running maximum of v (Reddi et al., 2018). State: "step" (int), "exp_avg",
     "exp_avg_sq" (and "max_exp_avg_sq")."""
 

@@ -3,10 +3,12 @@ from .optimizer import Optimizer
 
 
 class SGD(Optimizer):
-    """p <- p - lr * d, where with g = grad + weight_decay * p:
+    """p <- p - lr * d, where with g = grad + weight_decay * p::
+
       momentum = 0:  d = g
       momentum > 0:  b <- momentum * b + (1 - dampening) * g   (b = g on the first step)
                      d = b, or g + momentum * b with nesterov (Sutskever et al. 2013).
+
     maximize: ascend instead (g = -grad)."""
 
     def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False,

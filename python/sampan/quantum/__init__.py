@@ -1,7 +1,7 @@
 """sampan.quantum: differentiable state-vector circuits.
 
 Qubit convention: qubit q is bit q of the amplitude index (qubit 0 is the least significant
-bit), so ``circuit.state()[i]`` is the amplitude of |q_{n-1} ... q_1 q_0> with i = sum q_j 2^j.
+bit), so ``circuit.state()[i]`` is the amplitude of ``|q_{n-1} ... q_1 q_0>`` with i = sum q_j 2^j.
 
     import sampan as sp
     from sampan.quantum import Circuit, Hamiltonian

@@ -2,7 +2,7 @@
 
 ``h2_sto3g()``: H2 in the STO-3G basis at R = 1.401 bohr (0.7414 Å), Jordan-Wigner encoded on 4
 qubits. Qubit q is spin orbital q: 0 = sigma_g up, 1 = sigma_g down, 2 = sigma_u up,
-3 = sigma_u down; the Hartree-Fock state |0011> (qubits 0 and 1 occupied, amplitude index 3).
+3 = sigma_u down; the Hartree-Fock state ``|0011>`` (qubits 0 and 1 occupied, amplitude index 3).
 
 Sources (numbers transcribed, not computed here):
   * J. T. Seeley, M. J. Richard, P. J. Love, "The Bravyi-Kitaev transformation for quantum
@@ -13,6 +13,7 @@ Sources (numbers transcribed, not computed here):
     behind it (h_11 = -1.252477, h_22 = -0.475934, J_11 = 0.674493, J_22 = 0.697397,
     J_12 = 0.663472, K_12 = 0.181287), given here as ``H2_STO3G_INTEGRALS`` so that a test can
     rebuild the Hamiltonian from second quantisation independently.
+
 The lowest eigenvalue plus the nuclear repulsion 1/R is the full-CI energy -1.13727 hartree.
 
 ``h2_sto3g_at(bond_angstrom)``: the same Hamiltonian at any bond length, from STO-3G integrals
@@ -55,8 +56,8 @@ def h2_sto3g(include_nuclear_repulsion=True):
 
 
 def h2_double_excitation_ansatz(circuit, theta=None):
-    """Appends the one-parameter UCC-doubles ansatz for H2 to a 4-qubit circuit: from |0000> it
-    prepares cos(theta/2)|1100> + sin(theta/2)|0011>, i.e. exp(theta/2 (T - T^+)) acting on the
+    """Appends the one-parameter UCC-doubles ansatz for H2 to a 4-qubit circuit: from ``|0000>`` it
+    prepares ``cos(theta/2)|1100> + sin(theta/2)|0011>``, i.e. exp(theta/2 (T - T^+)) acting on the
     Hartree-Fock state up to a relabelling of theta, with T = a3^+ a2^+ a1 a0 (the only double
     excitation that keeps spin and spatial symmetry). Gates: RY(theta) q0, CNOT(0,1), X q2,
     CNOT(0,2), CNOT(2,3). theta: None (a new trainable angle), a number or an sp Tensor."""

@@ -184,7 +184,7 @@ class Circuit(NoiseMixin, ClassicalMixin):
 
     def cu(self, theta, phi, lam, control, target):
         """Controlled U3(theta, phi, lam) (see u3), three parameters as in Paddle Quantum: no extra
-        global phase, so |0><0| (x) I + |1><1| (x) U3 with U3[0, 0] = cos(theta/2) real."""
+        global phase, so ``|0><0| (x) I + |1><1| (x) U3`` with U3[0, 0] = cos(theta/2) real."""
         for q in (control, target):
             self._check_qubit(q, "cu")
         refs = [self._angle_refs(a, 1, "cu")[0] for a in (theta, phi, lam)]
@@ -193,9 +193,11 @@ class Circuit(NoiseMixin, ClassicalMixin):
     def universal_two_qubit(self, theta, q0, q1):
         """Any two-qubit unitary (up to a global phase) from 15 angles, by the 3-CNOT circuit of
         Vatan and Williams, Phys. Rev. A 69, 032315 (2004), Fig. 6 (as Paddle Quantum's
-        universal_two_qubits):
+        universal_two_qubits)::
+
             U3(t0..t2) on q0, U3(t3..t5) on q1, CNOT(q1 -> q0), RZ(t6) on q0, RY(t7) on q1,
             CNOT(q0 -> q1), RY(t8) on q1, CNOT(q1 -> q0), U3(t9..t11) on q0, U3(t12..t14) on q1.
+
         theta: None (15 new trainable angles), 15 numbers, or an sp Tensor of 15 elements."""
         for q in (q0, q1):
             self._check_qubit(q, "universal_two_qubit")
@@ -217,7 +219,7 @@ class Circuit(NoiseMixin, ClassicalMixin):
     def unitary(self, matrix, qubits):
         """A fixed 2^k x 2^k unitary (NumPy array, nested list or sp Tensor, complex) on the k qubits
         `qubits` (a list; qubits[j] is local bit j of the matrix index, so qubits[0] is its least
-        significant bit). Checked to be unitary: max |U^+ U - I| <= 1e-10."""
+        significant bit). Checked to be unitary: ``max |U^+ U - I| <= 1e-10``."""
         return self.controlled_unitary(matrix, [], qubits)
 
     def controlled_unitary(self, matrix, controls, targets):

@@ -3,7 +3,7 @@ LOCCNet-style learned protocols, all simulated with ``LoccNet`` on density matri
 differentiable.
 
 Conventions. A two-qubit state has Alice's qubit as qubit 0 and Bob's as qubit 1. The target is
-Phi+ = (|00> + |11>)/sqrt2 and the distillation **fidelity is F = <Phi+|rho|Phi+>** (the square of
+``Phi+ = (|00> + |11>)/sqrt2`` and the distillation **fidelity is** ``F = <Phi+|rho|Phi+>`` (the square of
 ``info.fidelity(rho, Phi+)``, which follows Paddle Quantum's root convention). Two copies are laid
 out as pairs (A0, B0), (A1, B1) (register qubits 0..3: Alice owns [0, 2], Bob [1, 3]); pair 0 is
 kept and pair 1 is measured.

@@ -1,4 +1,4 @@
-"""Running a circuit on a state vector distributed over MPI ranks, from Python.
+"""Running a circuit on a state vector distributed over MPI ranks, from Python::
 
     # mpirun -n 4 python script.py
     from sampan.quantum import Circuit
@@ -30,7 +30,7 @@ def under_mpi_launcher():
 
 
 def run(circuit, observable=None, shots=0, seed=0, gather_state=False, use_mpi=None):
-    """Simulates `circuit` from |0...0>; returns {rank, size, expectation (None without an
+    """Simulates `circuit` from ``|0...0>``; returns {rank, size, expectation (None without an
     observable), counts {bitstring: shots} (rank 0; qubit n-1 leftmost), register_counts (rank 0,
     when the circuit measures into classical registers and shots > 0: Qiskit's keys, as
     Circuit.counts), branches, state (complex128 numpy array on rank 0 when gather_state, else

@@ -1,5 +1,5 @@
 """Quantum-information functions on density matrices given as sampan tensors (complex128
-[2^n, 2^n]; a ket [2^n] is accepted wherever a state is and read as |psi><psi|).
+[2^n, 2^n]; a ket [2^n] is accepted wherever a state is and read as ``|psi><psi|``).
 
 Qubit convention (the package's): qubit q is bit q of the index, qubit 0 the least significant.
 Functions that keep some qubits (partial trace) return them renumbered 0, 1, ... in increasing
@@ -12,8 +12,8 @@ spectra; ``fidelity`` and ``relative_entropy`` of two mixed states also use eige
 gradient needs a non-degenerate spectrum of the first (resp. second) argument.
 
 Conventions: ``fidelity`` is Uhlmann's root fidelity tr sqrt(sqrt(rho) sigma sqrt(rho)), NOT
-squared, as Paddle Quantum's ``state_fidelity``; for a pure sigma = |psi><psi| it equals
-sqrt(<psi|rho|psi>). Entropies are in bits by default (``base=2``).
+squared, as Paddle Quantum's ``state_fidelity``; for a pure ``sigma = |psi><psi|`` it equals
+``sqrt(<psi|rho|psi>)``. Entropies are in bits by default (``base=2``).
 """
 import math
 import numbers
@@ -167,7 +167,7 @@ def relative_entropy(rho, sigma, base=2):
 def fidelity(rho, sigma):
     """Uhlmann's root fidelity F(rho, sigma) = tr sqrt(sqrt(rho) sigma sqrt(rho)), in [0, 1], NOT
     squared (Paddle Quantum's ``state_fidelity``). For a ket psi (either argument),
-    F = sqrt(<psi|rho|psi>); for two kets |<psi|phi>|. The distillation fidelity <Phi+|rho|Phi+>
+    ``F = sqrt(<psi|rho|psi>)``; for two kets ``|<psi|phi>|``. The distillation fidelity ``<Phi+|rho|Phi+>``
     is the square of this."""
     a = sp.as_tensor(rho)
     b = sp.as_tensor(sigma)
@@ -193,7 +193,7 @@ def fidelity(rho, sigma):
 
 
 def trace_distance(rho, sigma):
-    """D(rho, sigma) = (1/2) ||rho - sigma||_1 = (1/2) sum |eigenvalues of rho - sigma|."""
+    """D(rho, sigma) ``= (1/2) ||rho - sigma||_1 = (1/2) sum |eigenvalues of rho - sigma|``."""
     a = as_density_matrix(rho, "trace_distance")
     b = as_density_matrix(sigma, "trace_distance")
     if a.shape != b.shape:
@@ -218,7 +218,7 @@ def trace_norm_partial_transpose(rho, transposed_qubits=None):
 
 
 def negativity(rho, transposed_qubits=None):
-    """N(rho) = (||rho^{T_B}||_1 - 1)/2, the sum of |negative eigenvalues| of the partial transpose
+    """N(rho) = (||rho^{T_B}||_1 - 1)/2, the sum of ``|negative eigenvalues|`` of the partial transpose
     (Vidal-Werner 2002). B = transposed_qubits, default the upper half [n/2, n). Werner state
     p Phi+ + (1-p) I/4: max(0, (3p - 1)/4)."""
     return (trace_norm_partial_transpose(rho, transposed_qubits) - 1) * 0.5
@@ -240,9 +240,9 @@ def is_ppt(rho, transposed_qubits=None, tol=1e-10):
 
 def schmidt_decompose(psi, qubits_a=None):
     """Schmidt decomposition of a ket psi [2^n] across A = ``qubits_a`` (default the lower half
-    [0, n/2)) and B = the rest: psi = sum_k c_k |a_k>_A |b_k>_B with c_k >= 0 descending.
+    [0, n/2)) and B = the rest: ``psi = sum_k c_k |a_k>_A |b_k>_B`` with c_k >= 0 descending.
 
-    Returns (c [K] float64, a [K, 2^|A|], b [K, 2^|B|]), K = min(2^|A|, 2^|B|). The local indices
+    Returns (c [K] float64, a ``[K, 2^|A|]``, b ``[K, 2^|B|]``), ``K = min(2^|A|, 2^|B|)``. The local indices
     number each party's qubits in increasing order (its lowest qubit is bit 0). For A = [0, k)
     the global ket is sum_k c_k kron(b_k, a_k) in NumPy's kron order (index = a + 2^k b).
     Differentiable (through svd) where the coefficients are distinct."""

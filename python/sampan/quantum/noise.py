@@ -244,8 +244,8 @@ class DensityMatrix:
     """A density matrix (complex sp tensor [2^n, 2^n], rho[r, c] with qubit q = bit q of r and c)
     with the observables of sampan.quantum, ``apply(circuit)`` and one method per channel
     (``rho.amplitude_damping(0.2, 0)``), all differentiable. ``DensityMatrix(circuit)`` runs a circuit (with or
-    without channels) from |0...0><0...0|; ``DensityMatrix(tensor)`` wraps a matrix;
-    ``DensityMatrix.from_state(psi)`` is |psi><psi| (differentiable in psi)."""
+    without channels) from ``|0...0><0...0|``; ``DensityMatrix(tensor)`` wraps a matrix;
+    ``DensityMatrix.from_state(psi)`` is ``|psi><psi|`` (differentiable in psi)."""
 
     def __init__(self, data):
         if hasattr(data, "density_matrix") and hasattr(data, "n_qubits"):
@@ -286,7 +286,7 @@ class DensityMatrix:
         return sp.sum(sp.real(sp.diagonal(self.data)))
 
     def purity(self):
-        """tr(rho^2) = sum |rho_ij|^2 for Hermitian rho."""
+        """``tr(rho^2) = sum |rho_ij|^2`` for Hermitian rho."""
         return sp.sum(sp.real(sp.mul(self.data, sp.conj(self.data))))
 
     def expectation(self, hamiltonian):

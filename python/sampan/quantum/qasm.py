@@ -18,7 +18,7 @@ broadcasting (``h q;``, ``cx a, b;``), ``barrier`` (ignored: it does not change 
 ``creg``, ``measure q[i] -> c[j]`` and ``measure q -> c`` (terminal measurements are recorded for
 ``counts()``; a measurement followed by a gate on that qubit is mid-circuit and runs on density
 matrices), ``reset`` (the reset channel, on density matrices; a reset of a qubit nothing has
-touched yet is dropped, it is already |0>), ``if (creg == n) qop;`` with qop a gate, ``measure``
+touched yet is dropped, it is already ``|0>``), ``if (creg == n) qop;`` with qop a gate, ``measure``
 or ``reset`` (classically controlled: the circuit then runs only in ``counts()``, which follows
 the branches; measurements into that creg before it become mid-circuit, a controlled measurement
 is a mid-circuit one inside the condition; a broadcast statement gives one condition per

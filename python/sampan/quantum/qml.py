@@ -30,7 +30,7 @@ class VQEResult:
 def vqe(hamiltonian, circuit, steps=200, lr=0.1, parameters=None, tol=None):
     """Minimises <psi(theta)|H|psi(theta)> over the circuit's angles with ``sp.optim.Adam``; the
     gradient is the adjoint-method vjp of ``quantum::expectation``. ``parameters``: the tensors to
-    train (default: ``[circuit.parameters]``). ``tol``: stop once |E_k - E_{k-1}| < tol."""
+    train (default: ``[circuit.parameters]``). ``tol``: stop once ``|E_k - E_{k-1}| < tol``."""
     if not isinstance(hamiltonian, Hamiltonian):
         hamiltonian = Hamiltonian(hamiltonian)
     if not isinstance(steps, numbers.Integral) or steps < 0:
@@ -245,7 +245,7 @@ def feature_states(X, feature_map=zz_feature_map, **kwargs):
 
 
 def fidelity_kernel(states_a, states_b=None):
-    """K_ij = |<phi(x_i)|phi(y_j)>|^2 from feature states (rows): the state-fidelity kernel."""
+    """``K_ij = |<phi(x_i)|phi(y_j)>|^2`` from feature states (rows): the state-fidelity kernel."""
     states_b = states_a if states_b is None else states_b
     return np.abs(np.conj(states_a) @ np.asarray(states_b).T) ** 2
 

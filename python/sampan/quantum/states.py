@@ -2,12 +2,12 @@
 (complex128 [2^n, 2^n]).
 
 Qubit convention (the package's): qubit q is bit q of the amplitude index, qubit 0 the least
-significant, so index i = sum_q b_q 2^q. A two-qubit ket written |a b> below means qubit 0 = a
-(party A) and qubit 1 = b (party B): |a b> is the basis vector of index a + 2 b. Bipartite
+significant, so index i = sum_q b_q 2^q. A two-qubit ket written ``|a b>`` below means qubit 0 = a
+(party A) and qubit 1 = b (party B): ``|a b>`` is the basis vector of index a + 2 b. Bipartite
 n-qubit states put party A on qubits [0, n/2) and party B on [n/2, n).
 
 Bell states (global signs as in Paddle Quantum):
-    Phi+- = (|00> +- |11>) / sqrt2,  Psi+- = (|01> +- |10>) / sqrt2   (|01>: qubit 0 = 0, qubit 1 = 1)
+    ``Phi+- = (|00> +- |11>) / sqrt2``,  ``Psi+- = (|01> +- |10>) / sqrt2``   (``|01>``: qubit 0 = 0, qubit 1 = 1)
 
 Mixed states whose weight ``p`` is an sp Tensor are differentiable in it.
 """
@@ -48,7 +48,7 @@ def _basis_np(dim, index):
 
 
 def density_matrix(psi):
-    """|psi><psi| for a ket psi [2^n] (differentiable)."""
+    """``|psi><psi|`` for a ket psi [2^n] (differentiable)."""
     psi = sp.as_tensor(psi).to(_C128)
     if psi.dim() != 1:
         raise ValueError(f"density_matrix: expected a ket of shape [2^n], got shape {tuple(psi.shape)}")
@@ -65,7 +65,7 @@ def _generator(seed):
 
 # ---- pure states ------------------------------------------------------------------------------------
 def computational_basis(n_qubits, index):
-    """The basis ket |index> of n qubits (index = sum_q b_q 2^q)."""
+    """The basis ket ``|index>`` of n qubits (index = sum_q b_q 2^q)."""
     n = _check_n(n_qubits, "computational_basis", hi=30)
     if not isinstance(index, numbers.Integral) or not 0 <= index < 2 ** n:
         raise ValueError(f"computational_basis: index must be in [0, {2 ** n}), got {index!r}")
@@ -73,7 +73,7 @@ def computational_basis(n_qubits, index):
 
 
 def zero_state(n_qubits):
-    """|0...0>."""
+    """``|0...0>``."""
     return computational_basis(n_qubits, 0)
 
 
@@ -82,7 +82,7 @@ _BELL = {"phi+": (0, 3, 1.0), "phi-": (0, 3, -1.0), "psi+": (2, 1, 1.0), "psi-":
 
 def bell_state(which="phi+"):
     """One of the four two-qubit Bell kets: 'phi+', 'phi-', 'psi+', 'psi-' (see the module doc;
-    Psi- = (|01> - |10>)/sqrt2 is the vector (e_2 - e_1)/sqrt2 in index order)."""
+    ``Psi- = (|01> - |10>)/sqrt2`` is the vector (e_2 - e_1)/sqrt2 in index order)."""
     key = str(which).lower()
     if key not in _BELL:
         raise ValueError(f"bell_state: which must be one of {sorted(_BELL)}, got {which!r}")
@@ -94,7 +94,7 @@ def bell_state(which="phi+"):
 
 
 def max_entangled_state(n_qubits=2):
-    """(1/sqrt D) sum_i |i>_A |i>_B with A = qubits [0, n/2), B = [n/2, n), D = 2^(n/2): the
+    """``(1/sqrt D) sum_i |i>_A |i>_B`` with A = qubits [0, n/2), B = [n/2, n), D = 2^(n/2): the
     amplitude of index i + D i is 1/sqrt D. n = 2 gives Phi+ (Paddle Quantum's bell_state(n))."""
     n = _check_n(n_qubits, "max_entangled_state", lo=2)
     if n % 2:
@@ -106,7 +106,7 @@ def max_entangled_state(n_qubits=2):
 
 
 def ghz_state(n_qubits):
-    """(|0...0> + |1...1>)/sqrt2."""
+    """``(|0...0> + |1...1>)/sqrt2``."""
     n = _check_n(n_qubits, "ghz_state", lo=2, hi=30)
     v = np.zeros(2 ** n, dtype=np.complex128)
     v[0] = v[-1] = 1 / math.sqrt(2)
@@ -114,7 +114,7 @@ def ghz_state(n_qubits):
 
 
 def w_state(n_qubits):
-    """(1/sqrt n) sum_q |0..1_q..0>: one excitation on every qubit, amplitude of index 2^q."""
+    """``(1/sqrt n) sum_q |0..1_q..0>``: one excitation on every qubit, amplitude of index 2^q."""
     n = _check_n(n_qubits, "w_state", lo=2, hi=30)
     v = np.zeros(2 ** n, dtype=np.complex128)
     v[2 ** np.arange(n)] = 1 / math.sqrt(n)
@@ -170,27 +170,27 @@ def completely_mixed_state(n_qubits):
 
 
 def isotropic_state(p, n_qubits=2):
-    """p |Phi><Phi| + (1 - p) I / 2^n with Phi the maximally entangled state of
+    """``p |Phi><Phi| + (1 - p) I / 2^n`` with Phi the maximally entangled state of
     ``max_entangled_state(n)``; for n = 2 the two-qubit Werner state in the Phi+ frame, of
-    fidelity <Phi+|rho|Phi+> = (1 + 3p)/4, PPT (not distillable) iff p <= 1/3."""
+    fidelity ``<Phi+|rho|Phi+> = (1 + 3p)/4``, PPT (not distillable) iff p <= 1/3."""
     w = _weight(p, "isotropic_state")
     phi = density_matrix(max_entangled_state(n_qubits))
     return w * phi + (1 - w) * completely_mixed_state(n_qubits)
 
 
 def werner_state(p):
-    """The two-qubit Werner state p |Phi+><Phi+| + (1 - p) I/4 (= isotropic_state(p, 2))."""
+    """The two-qubit Werner state ``p |Phi+><Phi+| + (1 - p) I/4`` (= isotropic_state(p, 2))."""
     return isotropic_state(p, 2)
 
 
 def s_state(p):
-    """p |Phi+><Phi+| + (1 - p) |00><00| (Paddle Quantum's s_state); fidelity (1 + p)/2."""
+    """``p |Phi+><Phi+| + (1 - p) |00><00|`` (Paddle Quantum's s_state); fidelity (1 + p)/2."""
     w = _weight(p, "s_state")
     return w * density_matrix(bell_state("phi+")) + (1 - w) * density_matrix(computational_basis(2, 0))
 
 
 def r_state(p):
-    """p |Psi+><Psi+| + (1 - p) |11><11| (Paddle Quantum's r_state)."""
+    """``p |Psi+><Psi+| + (1 - p) |11><11|`` (Paddle Quantum's r_state)."""
     w = _weight(p, "r_state")
     return w * density_matrix(bell_state("psi+")) + (1 - w) * density_matrix(computational_basis(2, 3))
 
@@ -199,7 +199,7 @@ BELL_DIAGONAL_ORDER = ("phi+", "psi+", "phi-", "psi-")
 
 
 def bell_diagonal_state(coefficients):
-    """sum_k c_k |B_k><B_k| with the four coefficients in the order **(Phi+, Psi+, Phi-, Psi-)**
+    """``sum_k c_k |B_k><B_k|`` with the four coefficients in the order **(Phi+, Psi+, Phi-, Psi-)**
     (Paddle Quantum's order; ``BELL_DIAGONAL_ORDER``). They must be >= 0 and sum to 1. A list of
     numbers or an sp Tensor [4] (differentiable)."""
     if isinstance(coefficients, sp.Tensor):

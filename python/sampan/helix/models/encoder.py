@@ -16,10 +16,12 @@ JUMPING_KNOWLEDGE = ("last", "concat", "max", "sum")
 class GNNEncoder(nn.Module):
     """Node embeddings of a batch of molecular graphs.
 
-    featurizer: 'ogb', 'pretrain_gnns' or a pair (atom_dims, bond_dims) of vocabulary sizes.
-    jk: 'last' (the last layer), 'concat' (the input embedding and every layer side by side:
-        (num_layers + 1) * emb_dim wide), 'max' or 'sum' (elementwise over the input embedding
-        and every layer), as Hu et al.'s JK options.
+    Arguments::
+
+        featurizer: 'ogb', 'pretrain_gnns' or a pair (atom_dims, bond_dims) of vocabulary sizes.
+        jk: 'last' (the last layer), 'concat' (the input embedding and every layer side by side:
+            (num_layers + 1) * emb_dim wide), 'max' or 'sum' (elementwise over the input embedding
+            and every layer), as Hu et al.'s JK options.
     """
 
     def __init__(self, featurizer="pretrain_gnns", num_layers=5, emb_dim=300, conv="gin", jk="last", dropout=0.0,
