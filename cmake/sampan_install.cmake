@@ -118,7 +118,7 @@ install(CODE "set(SAMPAN_RECORD_IN \"${SAMPAN_BUILD_CONFIG_JSON}\")
 # ---------------------------------------------------------------------------------------------
 # Both folders hold include/sampan/: they merge into one, the single include folder of the record.
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/framework/include/" "${PROJECT_SOURCE_DIR}/custom_ops/include/"
-        DESTINATION "${_sampan_install_include}" FILES_MATCHING PATTERN "*.h")
+        DESTINATION "${_sampan_install_include}" FILES_MATCHING PATTERN "*.h" PATTERN "*.cuh")
 install(EXPORT sampanTargets NAMESPACE sampan:: DESTINATION "${_sampan_install_cmake}"
         FILE sampanTargets.cmake)
 configure_file("${CMAKE_CURRENT_LIST_DIR}/sampanConfig.cmake.in"

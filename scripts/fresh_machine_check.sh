@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's `make test` as a new user meets it: on a fresh Debian 12 root
-# (`debootstrap --variant=minbase bookworm`) with `make` added and nothing else, then the wheel
-# check (scripts/wheel_check.sh) in the same root. .ci/run calls this on every submission; run it
+# (`debootstrap --variant=minbase bookworm`) with `make` added and nothing else, then `make docs`
+# and the wheel check (scripts/wheel_check.sh) in the same root. .ci/run calls this on every submission; run it
 # by hand the same way (as root):
 #
 #   sudo bash scripts/fresh_machine_check.sh            # tests HEAD of this checkout
@@ -17,7 +17,7 @@
 # SAMPAN_JOBS (compile jobs inside, default 2), CCACHE_DIR (the host's cache to share; default
 # ~/.cache/sampan-ccache; SAMPAN_FRESH_CCACHE=0 gives the root no cache, a cold run).
 #
-# Exit status: 0 all passed; 1 something inside the root failed (set-up, build, tests, wheel);
+# Exit status: 0 all passed; 1 something inside the root failed (set-up, build, tests, docs, wheel);
 # 3 the root could not be created for a reason outside the project (debootstrap failed, e.g. the
 # Debian mirror is unreachable); 2 wrong usage.
 set -euo pipefail
@@ -187,6 +187,9 @@ stage_end "ok"
 failed=()
 stage_start "make test (set-up, build, ctest, pytest, notebooks)"
 if in_root bash -c 'cd /work/main && make test' 2>&1 | mask_hosts; then stage_end "ok"; else stage_end "FAILED"; failed+=("make test"); fi
+
+stage_start "make docs (guides and API reference, warnings as errors)"
+if in_root bash -c 'cd /work/main && make docs' 2>&1 | mask_hosts; then stage_end "ok"; else stage_end "FAILED"; failed+=("make docs"); fi
 
 if [[ -f $root/work/main/scripts/wheel_check.sh ]]; then
   stage_start "wheel: pip wheel ., install into a new venv, use it"

@@ -134,7 +134,7 @@ new_venv "$venv"
 logged pip-install "$venv/bin/python" -m pip install "$wheel"
 site="$(site_packages "$venv")"
 pkg="$site/sampan"
-for f in __init__.py cli.py quantum/cli.py libsampan_core.so _build_config.json include/sampan/op.h \
+for f in __init__.py cli.py quantum/cli.py libsampan_core.so _build_config.json include/sampan/op.h include/sampan/host_device.h include/sampan/cuda_launch.cuh \
          include/sampan/tensor.h share/cmake/sampan/sampanConfig.cmake \
          share/cmake/sampan/sampanConfigVersion.cmake share/cmake/sampan/sampanTargets.cmake \
          share/cmake/sampan/sampan_op_library.cmake; do
