@@ -73,6 +73,12 @@ def test_the_probe_passes_a_config_whose_files_exist(tmp_path, broken_lammps):
     assert probe(tmp_path, config_dir) == ("TRUE", "")
 
 
+# Configuring sampan itself needs Ninja, and LAMMPS is only looked for where MPI is found.
+needs_sampan_configure = pytest.mark.skipif(
+    shutil.which("ninja") is None or shutil.which("mpicxx") is None,
+    reason="configuring sampan with LAMMPS needs ninja and MPI (mpicxx) on PATH")
+
+
 def configure_sampan(tmp_path, config_dir, lammps_mode):
     """Configures sampan itself (CUDA off to save time) into a scratch folder. The build record
     goes to a scratch file too, so the checkout's python/sampan/_build_config.json is untouched."""
@@ -83,9 +89,7 @@ def configure_sampan(tmp_path, config_dir, lammps_mode):
     return subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "CCACHE_DISABLE": "1"})
 
 
-@pytest.mark.skipif(shutil.which("ninja") is None, reason="ninja is not on PATH")
-@pytest.mark.skipif(shutil.which("mpicxx") is None,
-                    reason="no MPI (mpicxx): LAMMPS is only looked for where MPI is found")
+@needs_sampan_configure
 def test_auto_leaves_lammps_out_naming_the_file_and_package(tmp_path, broken_lammps):
     config_dir, lmp = broken_lammps
     result = configure_sampan(tmp_path, config_dir, "AUTO")
@@ -96,9 +100,7 @@ def test_auto_leaves_lammps_out_naming_the_file_and_package(tmp_path, broken_lam
     assert "sampan: LAMMPS is OFF" in log  # the loud warning at the end of the summary
 
 
-@pytest.mark.skipif(shutil.which("ninja") is None, reason="ninja is not on PATH")
-@pytest.mark.skipif(shutil.which("mpicxx") is None,
-                    reason="no MPI (mpicxx): LAMMPS is only looked for where MPI is found")
+@needs_sampan_configure
 def test_on_makes_the_broken_config_a_configure_error_saying_the_same(tmp_path, broken_lammps):
     config_dir, lmp = broken_lammps
     result = configure_sampan(tmp_path, config_dir, "ON")
