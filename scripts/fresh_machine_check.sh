@@ -13,7 +13,7 @@
 # copied in as they are and never printed; a clone of the commit with a copy of ../shared beside
 # it; and the ccache folder, bind-mounted so that a second run compiles nothing new.
 #
-# Environment: SAMPAN_FRESH_ROOT (the root's folder; default /var/tmp/sampan-fresh-root.XXXX),
+# Environment: SAMPAN_FRESH_ROOT (the root's folder; default $TMPDIR/sampan-fresh-root.XXXX),
 # SAMPAN_JOBS (compile jobs inside, default 2), CCACHE_DIR (the host's cache to share; default
 # ~/.cache/sampan-ccache; SAMPAN_FRESH_CCACHE=0 gives the root no cache, a cold run).
 #
@@ -61,12 +61,14 @@ print_summary() {
 # ---------------------------------------------------------------------------------------------
 root="${SAMPAN_FRESH_ROOT:-}"
 if [[ -z $root ]]; then
-  root="$(mktemp -d /var/tmp/sampan-fresh-root.XXXXXX)"
+  root="$(mktemp -d "${TMPDIR:-/var/tmp}/sampan-fresh-root.XXXXXX")"
 else
   [[ ! -e $root || -z "$(ls -A "$root")" ]] || die "SAMPAN_FRESH_ROOT=$root exists and is not empty" 2
   mkdir -p "$root"
 fi
 root="$(cd "$root" && pwd)"
+# Inside the root the clone is named like this checkout, with the copy of shared/ beside it.
+inner_repo="/src/$(basename "$repo")"
 
 mounted_under_root() { awk -v r="$root" '$2 == r || index($2, r "/") == 1 { print $2 }' /proc/self/mounts; }
 cleanup() {
@@ -171,10 +173,10 @@ if ! { in_root apt-get update -qq && in_root apt-get install -y -qq --no-install
   stage_end "FAILED"; die "apt-get could not install make inside the root"
 fi
 commit="$(git -C "$repo" rev-parse HEAD)"
-git clone -q --no-hardlinks "$repo" "$root/work/main"
-git -C "$root/work/main" checkout -q --detach "$commit"
+git clone -q --no-hardlinks "$repo" "$root$inner_repo"
+git -C "$root$inner_repo" checkout -q --detach "$commit"
 if [[ -d $repo/../shared ]]; then
-  cp -r "$repo/../shared" "$root/work/shared"
+  cp -r "$repo/../shared" "$root$(dirname "$inner_repo")/shared"
 else
   say "warning: $repo/../shared does not exist; the tests that read it skip, naming it"
 fi
@@ -186,14 +188,14 @@ stage_end "ok"
 # ---------------------------------------------------------------------------------------------
 failed=()
 stage_start "make test (set-up, build, ctest, pytest, notebooks)"
-if in_root bash -c 'cd /work/main && make test' 2>&1 | mask_hosts; then stage_end "ok"; else stage_end "FAILED"; failed+=("make test"); fi
+if in_root bash -c 'cd "$1" && make test' _ "$inner_repo" 2>&1 | mask_hosts; then stage_end "ok"; else stage_end "FAILED"; failed+=("make test"); fi
 
 stage_start "make docs (guides and API reference, warnings as errors)"
-if in_root bash -c 'cd /work/main && make docs' 2>&1 | mask_hosts; then stage_end "ok"; else stage_end "FAILED"; failed+=("make docs"); fi
+if in_root bash -c 'cd "$1" && make docs' _ "$inner_repo" 2>&1 | mask_hosts; then stage_end "ok"; else stage_end "FAILED"; failed+=("make docs"); fi
 
-if [[ -f $root/work/main/scripts/wheel_check.sh ]]; then
+if [[ -f $root$inner_repo/scripts/wheel_check.sh ]]; then
   stage_start "wheel: pip wheel ., install into a new venv, use it"
-  if in_root bash -c 'cd /work/main && bash scripts/wheel_check.sh' 2>&1 | mask_hosts; then
+  if in_root bash -c 'cd "$1" && bash scripts/wheel_check.sh' _ "$inner_repo" 2>&1 | mask_hosts; then
     stage_end "ok"
   else
     stage_end "FAILED"; failed+=("wheel check")
