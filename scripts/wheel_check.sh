@@ -288,7 +288,7 @@ find_package(sampan 0.1 CONFIG REQUIRED)
 message(STATUS "consumer: sampan ${sampan_VERSION} from ${sampan_DIR}")
 add_executable(consumer main.cpp)
 target_link_libraries(consumer PRIVATE sampan::core)
-sampan_add_op_library(consumer_ops SOURCES negate_op.cpp)
+sampan_add_op_library(consumer_ops SOURCES triple_op.cpp)
 EOF
 cat >"$consumer/main.cpp" <<'EOF'
 #include <cstdio>
@@ -299,23 +299,8 @@ int main() {
   return 0;
 }
 EOF
-cat >"$consumer/negate_op.cpp" <<'EOF'
-#include "sampan/op.h"
-#include "sampan/ops.h"
-using namespace sampan;
-SAMPAN_OP(wheelcheck, negate)
-    .doc("-x.")
-    .args("x")
-    .outputs("out")
-    .shape([](const TensorSpec& x) { return x; })
-    .cpu([](const Tensor& x, Tensor& out) {
-      Tensor c = x.contiguous();
-      const double* px = c.data<double>();
-      double* po = out.data<double>();
-      for (int64_t i = 0; i < c.numel(); ++i) po[i] = -px[i];
-    })
-    .vjp([](const VjpContext& c) -> Grads { return {c.grad_output(0) * -1.0}; });
-EOF
+# The ahead-of-time op library is the just-in-time op's source, built by sampan_add_op_library().
+cp "$run_dir/jit/triple_op.cpp" "$consumer/triple_op.cpp"
 # Found two ways: CMAKE_PREFIX_PATH=<site-packages>, and sampan_DIR from the package itself.
 logged consumer-configure cmake -S "$consumer" -B "$consumer/build" -G Ninja -DCMAKE_PREFIX_PATH="$site"
 grep "consumer: sampan" "$logs/consumer-configure.log" | sed 's/^-- //'
@@ -329,9 +314,9 @@ say "consumer: sum(a @ a) = $value"
 import sys
 import sampan as sp
 m = sp.load_op_library(sys.argv[1])
-y = m.negate(sp.tensor([1.0, -2.5], dtype=sp.float64))
-assert y.tolist() == [-1.0, 2.5], y.tolist()
-print(f"consumer's op library {sys.argv[1]}: negate -> {y.tolist()}")
+y = m.triple(sp.tensor([1.0, -2.5], dtype=sp.float64))
+assert y.tolist() == [3.0, -7.5], y.tolist()
+print(f"consumer's op library {sys.argv[1]}: triple -> {y.tolist()}")
 EOF
 cmake_dir="$("$py" -c 'import sampan.utils.cpp_extension as c; print(c.get_cmake_dir())')"
 logged consumer-configure-dir cmake -S "$consumer" -B "$consumer/build-dir" -G Ninja -Dsampan_DIR="$cmake_dir"
