@@ -13,14 +13,6 @@ namespace {
 
 using C = complex128;
 
-const ChannelInfo kChannels[kEndChannelOpcodes - kBitFlip] = {
-    {"BIT_FLIP", 1, 1},          {"PHASE_FLIP", 1, 1},     {"BIT_PHASE_FLIP", 1, 1},
-    {"AMPLITUDE_DAMPING", 1, 1}, {"GENERALIZED_AMPLITUDE_DAMPING", 1, 2},
-    {"PHASE_DAMPING", 1, 1},     {"DEPOLARIZING", 1, 1},   {"PAULI_CHANNEL", 1, 3},
-    {"RESET", 1, 2},             {"THERMAL_RELAXATION", 1, 3},
-    {"GENERALIZED_DEPOLARIZING", -1, 1}, {"MIXED_UNITARY", -1, 0}, {"KRAUS", -1, 0}, {"CHOI", -1, 0},
-};
-
 // A forward-mode dual number: the named channels' superoperators are real smooth functions of
 // their parameters, so evaluating them on duals gives the exact derivative in one parameter.
 struct Dual {
@@ -199,7 +191,7 @@ std::vector<double> param_values(const Gate& g, const double* params, const std:
 const ChannelInfo& channel_info(int64_t op) {
   SAMPAN_CHECK(is_channel_opcode(op), ValueError, "quantum: unknown channel opcode ", op, " (valid: ", int64_t(kBitFlip),
                " to ", int64_t(kEndChannelOpcodes) - 1, ")");
-  return kChannels[op - kBitFlip];
+  return gate_spec(op);
 }
 
 std::vector<C> kraus_to_superop(const std::vector<std::vector<C>>& kraus, int k) {
@@ -268,9 +260,8 @@ void check_choi_positive(const std::vector<C>& J, int k, const std::string& who)
 }
 
 size_t decode_channel(const std::vector<int64_t>& enc, size_t i, int64_t n_params, const std::vector<double>& constants,
-                      int64_t n, const std::string& where_in, Gate& g) {
+                      int64_t n, const std::string& where, Gate& g) {
   const ChannelInfo& info = channel_info(enc[i]);
-  const std::string where = where_in + " (" + info.name + ")";
   g.op = enc[i];
   const int64_t n_constants = static_cast<int64_t>(constants.size());
   auto read_slots = [&](size_t at, int count) {
@@ -299,12 +290,12 @@ size_t decode_channel(const std::vector<int64_t>& enc, size_t i, int64_t n_param
     read_slots(i + 1 + static_cast<size_t>(info.n_qubits), info.n_params);
   } else {
     // [op, k, (m,) qubits..., slot | offset]
-    const bool has_m = g.op == kMixedUnitary || g.op == kKraus;
+    const bool has_m = info.layout == Layout::kMatrixTerms;
     const size_t head = has_m ? 3 : 2;
     SAMPAN_CHECK(i + head <= enc.size(), ValueError, where, " needs at least ", head + 2, " circuit entries but only ",
                  enc.size() - i, " remain");
     const int64_t k = enc[i + 1];
-    SAMPAN_CHECK(k >= 1 && k <= 3, ValueError, where, ": k (qubits) must be in [1, 3], got ", k);
+    SAMPAN_CHECK(k >= 1 && k <= 3, ValueError, where, ": acts on 1 to 3 qubits, got ", k, " (k (qubits) must be in [1, 3])");
     int64_t m = 0;
     if (has_m) {
       m = enc[i + 2];

@@ -19,14 +19,6 @@ namespace {
 using C = complex128;
 const C kI(0, 1);
 
-const GateInfo kGates[kNumOpcodes] = {
-    {"H", 1, 0},   {"X", 1, 0},   {"Y", 1, 0},   {"Z", 1, 0},    {"S", 1, 0},    {"Sdg", 1, 0},  {"T", 1, 0},
-    {"Tdg", 1, 0}, {"P", 1, 1},   {"RX", 1, 1},  {"RY", 1, 1},   {"RZ", 1, 1},   {"U3", 1, 3},   {"CNOT", 2, 0},
-    {"CY", 2, 0},  {"CZ", 2, 0},  {"SWAP", 2, 0}, {"CP", 2, 1},  {"CRX", 2, 1},  {"CRY", 2, 1},  {"CRZ", 2, 1},
-    {"RXX", 2, 1}, {"RYY", 2, 1}, {"RZZ", 2, 1}, {"CCX", 3, 0}, {"CU", 2, 3},  {"MS", 2, 0},   {"CSWAP", 3, 0},
-    {"UNITARY", -1, 0},
-};
-
 using M2 = std::array<C, 4>;
 using M4 = std::array<C, 16>;
 const M2 kPx = {0, 1, 1, 0}, kPy = {0, -kI, kI, 0}, kPz = {1, 0, 0, -1};
@@ -62,24 +54,26 @@ Resolved resolve(const Gate& g, const double* params, const std::vector<double>&
   const auto& q = g.qubits;
   const bool d = derivative >= 0;
   auto th = [&](int j) { return angle(g, j, params, constants); };
-  auto one = [&](std::vector<C> m, size_t n_controls) {
+  // One target (the last qubit) under the gate's controls (the first n_controls qubits, gate_table).
+  auto one = [&](std::vector<C> m) {
+    const size_t n_controls = static_cast<size_t>(gate_spec(g.op).n_controls);
     for (size_t i = 0; i < n_controls; ++i) r.cmask |= uint64_t(1) << q[i];
     r.targets = {q.back()};
     r.m = std::move(m);
   };
   switch (g.op) {
-    case kH: { const double h = M_SQRT1_2; one({h, h, h, -h}, 0); r.fast = true; break; }
-    case kX: one({0, 1, 1, 0}, 0); r.fast = true; break;
-    case kY: one({0, -kI, kI, 0}, 0); r.fast = true; break;
-    case kZ: one({1, 0, 0, -1}, 0); r.fast = true; break;
-    case kS: one({1, 0, 0, kI}, 0); r.fast = true; break;
-    case kSdg: one({1, 0, 0, -kI}, 0); r.fast = true; break;
-    case kT: one({1, 0, 0, std::polar(1.0, M_PI / 4)}, 0); r.fast = true; break;
-    case kTdg: one({1, 0, 0, std::polar(1.0, -M_PI / 4)}, 0); r.fast = true; break;
-    case kCNOT: one({0, 1, 1, 0}, 1); r.fast = true; break;
-    case kCY: one({0, -kI, kI, 0}, 1); r.fast = true; break;
-    case kCZ: one({1, 0, 0, -1}, 1); r.fast = true; break;
-    case kCCX: one({0, 1, 1, 0}, 2); r.fast = true; break;
+    case kH: { const double h = M_SQRT1_2; one({h, h, h, -h}); r.fast = true; break; }
+    case kX: one({0, 1, 1, 0}); r.fast = true; break;
+    case kY: one({0, -kI, kI, 0}); r.fast = true; break;
+    case kZ: one({1, 0, 0, -1}); r.fast = true; break;
+    case kS: one({1, 0, 0, kI}); r.fast = true; break;
+    case kSdg: one({1, 0, 0, -kI}); r.fast = true; break;
+    case kT: one({1, 0, 0, std::polar(1.0, M_PI / 4)}); r.fast = true; break;
+    case kTdg: one({1, 0, 0, std::polar(1.0, -M_PI / 4)}); r.fast = true; break;
+    case kCNOT: one({0, 1, 1, 0}); r.fast = true; break;
+    case kCY: one({0, -kI, kI, 0}); r.fast = true; break;
+    case kCZ: one({1, 0, 0, -1}); r.fast = true; break;
+    case kCCX: one({0, 1, 1, 0}); r.fast = true; break;
     case kSWAP:
       r.targets = {q[0], q[1]};
       r.m = {1, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1};
@@ -87,12 +81,12 @@ Resolved resolve(const Gate& g, const double* params, const std::vector<double>&
       break;
     case kP: case kCP: {
       const C e = std::polar(1.0, th(0));
-      one(d ? std::vector<C>{0, 0, 0, kI * e} : std::vector<C>{1, 0, 0, e}, g.op == kCP ? 1 : 0);
+      one(d ? std::vector<C>{0, 0, 0, kI * e} : std::vector<C>{1, 0, 0, e});
       break;
     }
-    case kRX: case kCRX: one(pauli_rotation<2>(kPx, th(0), d), g.op == kCRX ? 1 : 0); break;
-    case kRY: case kCRY: one(pauli_rotation<2>(kPy, th(0), d), g.op == kCRY ? 1 : 0); break;
-    case kRZ: case kCRZ: one(pauli_rotation<2>(kPz, th(0), d), g.op == kCRZ ? 1 : 0); break;
+    case kRX: case kCRX: one(pauli_rotation<2>(kPx, th(0), d)); break;
+    case kRY: case kCRY: one(pauli_rotation<2>(kPy, th(0), d)); break;
+    case kRZ: case kCRZ: one(pauli_rotation<2>(kPz, th(0), d)); break;
     case kU3: case kCU: {
       const double t = th(0), phi = th(1), lam = th(2), c = std::cos(t / 2), s = std::sin(t / 2);
       const C ep = std::polar(1.0, phi), el = std::polar(1.0, lam), epl = std::polar(1.0, phi + lam);
@@ -101,7 +95,7 @@ Resolved resolve(const Gate& g, const double* params, const std::vector<double>&
       else if (derivative == 0) m = {-0.5 * s, -el * (0.5 * c), ep * (0.5 * c), -epl * (0.5 * s)};
       else if (derivative == 1) m = {0, 0, kI * ep * s, kI * epl * c};
       else m = {0, -kI * el * s, 0, kI * epl * c};
-      one(std::move(m), g.op == kCU ? 1 : 0);
+      one(std::move(m));
       break;
     }
     case kMS:  // exp(+i pi/4 XX) = RXX(-pi/2): the convention of Paddle Quantum's ms gate
@@ -180,7 +174,7 @@ void apply_hamiltonian(const C* psi, const std::vector<PauliTerm>& h, int n, C* 
 const GateInfo& gate_info(int64_t opcode) {
   SAMPAN_CHECK(opcode >= 0 && opcode < kNumOpcodes, ValueError, "quantum: unknown gate opcode ", opcode,
                " (valid: 0 to ", kNumOpcodes - 1, ")");
-  return kGates[opcode];
+  return gate_spec(opcode);
 }
 
 double unitarity_deviation(const complex128* m, size_t dim) {
@@ -200,77 +194,75 @@ double unitarity_deviation(const complex128* m, size_t dim) {
 // Decodes [UNITARY, n_controls, k, controls..., targets..., offset] starting at enc[i] and checks
 // that the matrix is unitary; returns the number of entries consumed.
 static size_t decode_unitary(const std::vector<int64_t>& enc, size_t i, const std::vector<double>& constants, int64_t n,
-                      const std::string& where, Gate& g) {
-  SAMPAN_CHECK(i + 3 <= enc.size(), ValueError, where, " (UNITARY) needs [opcode, n_controls, k, ...] but only ",
+                             const std::string& where, Gate& g) {
+  SAMPAN_CHECK(i + 3 <= enc.size(), ValueError, where, " needs [opcode, n_controls, k, ...] but only ",
                enc.size() - i, " entries remain");
   const int64_t nc = enc[i + 1], k = enc[i + 2];
-  SAMPAN_CHECK(k >= 1 && k <= 10, ValueError, where, " (UNITARY): k (target qubits) must be in [1, 10], got ", k);
-  SAMPAN_CHECK(nc >= 0 && nc <= n, ValueError, where, " (UNITARY): n_controls must be in [0, ", n, "], got ", nc);
+  SAMPAN_CHECK(k >= 1 && k <= 10, ValueError, where, ": expected 1 to 10 target qubits, got ", k,
+               " (k (target qubits) must be in [1, 10])");
+  SAMPAN_CHECK(nc >= 0 && nc <= n, ValueError, where, ": n_controls must be in [0, ", n, "], got ", nc);
   const size_t need = 3 + static_cast<size_t>(nc + k) + 1;
-  SAMPAN_CHECK(i + need <= enc.size(), ValueError, where, " (UNITARY) needs ", need, " circuit entries but only ",
+  SAMPAN_CHECK(i + need <= enc.size(), ValueError, where, " needs ", need, " circuit entries but only ",
                enc.size() - i, " remain");
   std::vector<int64_t> qs(enc.begin() + static_cast<long>(i) + 3, enc.begin() + static_cast<long>(i + need) - 1);
-  check_qubits(qs, n, (where + " (UNITARY)").c_str());
+  check_qubits(qs, n, where.c_str());
   const int64_t off = enc[i + need - 1];
   const size_t dim = size_t(1) << k, count = 2 * dim * dim;
   SAMPAN_CHECK(off >= 0 && static_cast<size_t>(off) + count <= constants.size(), IndexError, where,
-               " (UNITARY) reads its ", dim, "x", dim, " matrix from constants[", off, ", ", off + int64_t(count),
+               " reads its ", dim, "x", dim, " matrix from constants[", off, ", ", off + int64_t(count),
                ") but constants has ", constants.size(), " entries");
   const double dev = unitarity_deviation(reinterpret_cast<const C*>(constants.data() + off), dim);
-  SAMPAN_CHECK(dev <= 1e-10, ValueError, where, " (UNITARY): the ", dim, "x", dim,
-               " matrix is not unitary: max |U^+ U - I| = ", dev, " (tolerance 1e-10)");
+  SAMPAN_CHECK(dev <= 1e-10, ValueError, where, ": the ", dim, "x", dim,
+               " matrix is not unitary: max |U^+ U - I| = ", dev, " (tolerance 1e-10",
+               std::isfinite(dev) ? ")" : "; the matrix has non-finite entries)");
   g.qubits.assign(qs.begin(), qs.end());
   g.n_controls = static_cast<int>(nc);
   g.matrix_offset = off;
   return need;
 }
 
+size_t decode_gate(const std::vector<int64_t>& enc, size_t i, int64_t n_params, const std::vector<double>& constants,
+                   int64_t n, const std::string& where, Gate& g) {
+  g = Gate{enc[i], {}, {}};
+  const GateSpec& spec = gate_spec(enc[i]);
+  if (spec.channel) return decode_channel(enc, i, n_params, constants, n, where, g);
+  if (spec.layout == Layout::kUnitary) return decode_unitary(enc, i, constants, n, where, g);
+  const int64_t n_constants = static_cast<int64_t>(constants.size());
+  const size_t need = 1 + static_cast<size_t>(spec.n_qubits + spec.n_params);
+  SAMPAN_CHECK(i + need <= enc.size(), ValueError, where, " needs ", need, " circuit entries but only ",
+               enc.size() - i, " remain");
+  std::vector<int64_t> qs(enc.begin() + static_cast<long>(i) + 1, enc.begin() + static_cast<long>(i) + 1 + spec.n_qubits);
+  check_qubits(qs, n, where.c_str());
+  g.qubits.assign(qs.begin(), qs.end());
+  for (int j = 0; j < spec.n_params; ++j) {
+    const int64_t s = enc[i + 1 + static_cast<size_t>(spec.n_qubits + j)];
+    if (s >= 0)
+      SAMPAN_CHECK(n_params < 0 || s < n_params, IndexError, where, " reads params[", s, "] but params has ", n_params,
+                   " entries");
+    else {
+      SAMPAN_CHECK(-s - 1 < n_constants, IndexError, where, " reads constants[", -s - 1, "] but constants has ",
+                   n_constants, " entries");
+      SAMPAN_CHECK(std::isfinite(constants[static_cast<size_t>(-s - 1)]), ValueError, where, ": its fixed angle constants[",
+                   -s - 1, "] = ", constants[static_cast<size_t>(-s - 1)], " is not finite");
+    }
+    g.slots.push_back(s);
+  }
+  return need;
+}
+
 std::vector<Gate> decode_circuit(const std::vector<int64_t>& enc, int64_t n_params, const std::vector<double>& constants,
                                  int64_t n, const char* who, bool allow_channels) {
-  const int64_t n_constants = static_cast<int64_t>(constants.size());
   std::vector<Gate> gates;
   size_t i = 0;
   while (i < enc.size()) {
     const std::string where = std::string(who) + ": gate " + std::to_string(gates.size());
-    if (is_channel_opcode(enc[i])) {
-      SAMPAN_CHECK(allow_channels, ValueError, where, " is the noise channel ", channel_info(enc[i]).name,
-                   ": state-vector simulation cannot apply channels; use the density-matrix ops "
-                   "(quantum::density_matrix, quantum::dm_expectation)");
-      Gate g{enc[i], {}, {}};
-      i += decode_channel(enc, i, n_params, constants, n, where, g);
-      gates.push_back(std::move(g));
-      continue;
-    }
-    const GateInfo& info = gate_info(enc[i]);
-    if (enc[i] == kUnitary) {
-      Gate g{enc[i], {}, {}};
-      i += decode_unitary(enc, i, constants, n, where, g);
-      gates.push_back(std::move(g));
-      continue;
-    }
-    const size_t need = 1 + static_cast<size_t>(info.n_qubits + info.n_params);
-    SAMPAN_CHECK(i + need <= enc.size(), ValueError, where, " (", info.name, ") needs ", need,
-                 " circuit entries but only ", enc.size() - i, " remain");
-    Gate g{enc[i], {}, {}};
-    std::vector<int64_t> qs(enc.begin() + static_cast<long>(i) + 1, enc.begin() + static_cast<long>(i) + 1 + info.n_qubits);
-    check_qubits(qs, n, (where + " (" + info.name + ")").c_str());
-    g.qubits.assign(qs.begin(), qs.end());
-    for (int j = 0; j < info.n_params; ++j) {
-      const int64_t s = enc[i + 1 + static_cast<size_t>(info.n_qubits + j)];
-      if (s >= 0)
-        SAMPAN_CHECK(n_params < 0 || s < n_params, IndexError, where, " (", info.name, ") reads params[", s,
-                     "] but params has ", n_params, " entries");
-      else {
-        SAMPAN_CHECK(-s - 1 < n_constants, IndexError, where, " (", info.name, ") reads constants[", -s - 1,
-                     "] but constants has ", n_constants, " entries");
-        SAMPAN_CHECK(std::isfinite(constants[static_cast<size_t>(-s - 1)]), ValueError, where, " (", info.name,
-                     "): its fixed angle constants[", -s - 1, "] = ", constants[static_cast<size_t>(-s - 1)],
-                     " is not finite");
-      }
-      g.slots.push_back(s);
-    }
+    const GateSpec& spec = is_channel_opcode(enc[i]) ? gate_spec(enc[i]) : gate_info(enc[i]);
+    SAMPAN_CHECK(!spec.channel || allow_channels, ValueError, where, " is the noise channel ", spec.name,
+                 ": state-vector simulation cannot apply channels; use the density-matrix ops "
+                 "(quantum::density_matrix, quantum::dm_expectation)");
+    Gate g;
+    i += decode_gate(enc, i, n_params, constants, n, where + " (" + spec.name + ")", g);
     gates.push_back(std::move(g));
-    i += need;
   }
   return gates;
 }

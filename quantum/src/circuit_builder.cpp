@@ -1,4 +1,5 @@
-// sampan quantum: the C++ circuit builder (see circuit_builder.h).
+// sampan quantum: the C++ circuit builder (see circuit_builder.h) and check_gate, the one
+// validation of a gate that the builder and Python's sampan.quantum.Circuit share.
 #include "sampan/quantum/circuit_builder.h"
 
 #include <algorithm>
@@ -10,6 +11,27 @@
 
 namespace sampan::quantum {
 
+void check_gate(const std::vector<int64_t>& gate, const std::vector<double>& constants, int64_t n,
+                const std::string& who) {
+  SAMPAN_CHECK(!gate.empty(), ValueError, who, ": the gate's encoding is empty");
+  const GateSpec& spec = gate_spec(gate[0]);
+  // Fixed values first, in the words of the caller's arguments: they are the last n_params entries.
+  if ((spec.layout == Layout::kFixed || spec.layout == Layout::kQubitList) && spec.n_params > 0 &&
+      gate.size() >= 1 + static_cast<size_t>(spec.n_params)) {
+    for (size_t j = gate.size() - static_cast<size_t>(spec.n_params); j < gate.size(); ++j) {
+      const int64_t s = gate[j];
+      if (s >= 0 || static_cast<size_t>(-s - 1) >= constants.size()) continue;  // decode_gate names these
+      const double v = constants[static_cast<size_t>(-s - 1)];
+      SAMPAN_CHECK(std::isfinite(v), ValueError, who, ": the ", spec.channel ? "parameter " : "angle ", v,
+                   " is not finite");
+    }
+  }
+  Gate g;
+  const size_t used = decode_gate(gate, 0, -1, constants, n, who, g);
+  SAMPAN_CHECK(used == gate.size(), ValueError, who, ": the gate takes ", used, " encoding entries, got ",
+               gate.size());
+}
+
 Angle::Angle(Param p) : slot_(p.index), value_(0) {
   SAMPAN_CHECK(p.index >= 0, ValueError, "quantum::Circuit: a parameter slot must be >= 0, got ", p.index);
 }
@@ -19,9 +41,38 @@ Circuit::Circuit(int64_t n_qubits) : n_(n_qubits) {
                n_qubits);
 }
 
-void Circuit::check(Opcode op, const std::vector<int64_t>& qubits) const {
-  const std::string who = "quantum::Circuit: gate " + std::to_string(size()) + " (" + gate_info(op).name + ")";
-  check_qubits(qubits, n_, who.c_str());
+std::vector<int64_t> Circuit::fragment(int64_t op, const std::vector<int64_t>& qubits, const std::vector<Angle>& values,
+                                       std::vector<double>& local) const {
+  std::vector<int64_t> gate = {op};
+  if (gate_spec(op).layout == Layout::kQubitList) gate.push_back(static_cast<int64_t>(qubits.size()));
+  gate.insert(gate.end(), qubits.begin(), qubits.end());
+  for (const Angle& a : values) {
+    if (a.trainable()) {
+      gate.push_back(a.slot());
+    } else {
+      local.push_back(a.value());
+      gate.push_back(-static_cast<int64_t>(local.size()));  // slot -k-1 reads local[k]
+    }
+  }
+  return gate;
+}
+
+Circuit& Circuit::append(std::vector<int64_t> gate, const std::vector<double>& values, std::vector<int64_t> qubits) {
+  const GateSpec& spec = gate_spec(gate[0]);
+  check_gate(gate, values, n_, "quantum::Circuit: gate " + std::to_string(size()) + " (" + spec.name + ")");
+  const int64_t base = static_cast<int64_t>(constants_.size());
+  if (spec.layout == Layout::kFixed || spec.layout == Layout::kQubitList) {
+    for (size_t j = gate.size() - static_cast<size_t>(spec.n_params); j < gate.size(); ++j) {
+      if (gate[j] < 0) gate[j] -= base;  // local -k-1 -> -(base + k)-1
+      else n_params_ = std::max(n_params_, gate[j] + 1);
+    }
+  } else {
+    gate.back() += base;  // the matrix offset
+  }
+  constants_.insert(constants_.end(), values.begin(), values.end());
+  enc_.insert(enc_.end(), gate.begin(), gate.end());
+  gate_qubits_.push_back(std::move(qubits));
+  return *this;
 }
 
 Circuit& Circuit::fixed(Opcode op, std::vector<int64_t> qubits) {
@@ -29,51 +80,30 @@ Circuit& Circuit::fixed(Opcode op, std::vector<int64_t> qubits) {
 }
 
 Circuit& Circuit::rotation(Opcode op, std::vector<int64_t> qubits, const std::vector<Angle>& angles) {
-  check(op, qubits);
-  for (const Angle& a : angles)
-    SAMPAN_CHECK(a.trainable() || std::isfinite(a.value()), ValueError, "quantum::Circuit: gate ", size(), " (",
-                 gate_info(op).name, "): the angle ", a.value(), " is not finite");
-  enc_.push_back(op);
-  enc_.insert(enc_.end(), qubits.begin(), qubits.end());
-  for (const Angle& a : angles) {
-    if (a.trainable()) {
-      enc_.push_back(a.slot());
-      n_params_ = std::max(n_params_, a.slot() + 1);
-    } else {
-      constants_.push_back(a.value());
-      enc_.push_back(-static_cast<int64_t>(constants_.size()));  // slot -k-1 reads constants[k]
-    }
-  }
-  gate_qubits_.push_back(std::move(qubits));
-  return *this;
+  std::vector<double> local;
+  std::vector<int64_t> gate = fragment(op, qubits, angles, local);
+  return append(std::move(gate), local, std::move(qubits));
 }
 
 Circuit& Circuit::unitary(const std::vector<complex128>& matrix, const std::vector<int64_t>& targets,
                           const std::vector<int64_t>& controls) {
-  const std::string who = "quantum::Circuit: gate " + std::to_string(size()) + " (UNITARY)";
   const size_t k = targets.size();
-  SAMPAN_CHECK(k >= 1 && k <= 10, ValueError, who, ": expected 1 to 10 target qubits, got ", k);
-  const size_t dim = size_t(1) << k;
-  SAMPAN_CHECK(matrix.size() == dim * dim, ValueError, who, ": a matrix on ", k, " qubit(s) has ", dim, "x", dim,
-               " = ", dim * dim, " entries, got ", matrix.size());
+  if (k >= 1 && k <= 10) {  // otherwise check_gate names k
+    const size_t dim = size_t(1) << k;
+    SAMPAN_CHECK(matrix.size() == dim * dim, ValueError, "quantum::Circuit: gate ", size(), " (UNITARY): a matrix on ",
+                 k, " qubit(s) has ", dim, "x", dim, " = ", dim * dim, " entries, got ", matrix.size());
+  }
   std::vector<int64_t> qubits(controls);
   qubits.insert(qubits.end(), targets.begin(), targets.end());
-  check_qubits(qubits, n_, who.c_str());
-  const double dev = unitarity_deviation(matrix.data(), dim);
-  SAMPAN_CHECK(dev <= 1e-10, ValueError, who, ": the ", dim, "x", dim, " matrix is not unitary: max |U^+ U - I| = ",
-               dev, " (tolerance 1e-10)");
-  const int64_t offset = static_cast<int64_t>(constants_.size());
+  std::vector<int64_t> gate = {kUnitary, static_cast<int64_t>(controls.size()), static_cast<int64_t>(k)};
+  gate.insert(gate.end(), qubits.begin(), qubits.end());
+  gate.push_back(0);  // the matrix at local offset 0
+  std::vector<double> values;
   for (const complex128& v : matrix) {
-    constants_.push_back(v.real());
-    constants_.push_back(v.imag());
+    values.push_back(v.real());
+    values.push_back(v.imag());
   }
-  enc_.push_back(kUnitary);
-  enc_.push_back(static_cast<int64_t>(controls.size()));
-  enc_.push_back(static_cast<int64_t>(k));
-  enc_.insert(enc_.end(), qubits.begin(), qubits.end());
-  enc_.push_back(offset);
-  gate_qubits_.push_back(std::move(qubits));
-  return *this;
+  return append(std::move(gate), values, std::move(qubits));
 }
 
 int64_t Circuit::depth() const {

@@ -1,5 +1,5 @@
 // sampan quantum: noise channels and density-matrix runs of the C++ circuit builder
-// (circuit_builder.h). Every channel is validated when added, by decoding it as the ops will.
+// (circuit_builder.h). Every channel is validated when added, by check_gate (decoding it as the ops will).
 #include <cmath>
 
 #include "sampan/error.h"
@@ -9,50 +9,19 @@
 
 namespace sampan::quantum {
 
-void Circuit::append_channel(std::vector<int64_t> fragment, std::vector<double> constants, std::vector<int64_t> qubits) {
-  Gate g{fragment[0], {}, {}};
-  const std::string where = "quantum::Circuit: gate " + std::to_string(size());
-  decode_channel(fragment, 0, -1, constants, n_, where, g);  // throws with the gate and values named
-  enc_.insert(enc_.end(), fragment.begin(), fragment.end());
-  constants_ = std::move(constants);
-  gate_qubits_.push_back(std::move(qubits));
-}
-
 Circuit& Circuit::channel(ChannelOpcode op, const std::vector<int64_t>& qubits, const std::vector<Angle>& values) {
-  std::vector<int64_t> frag = {op};
-  if (op == kGeneralizedDepolarizing) frag.push_back(static_cast<int64_t>(qubits.size()));
-  SAMPAN_CHECK(op != kGeneralizedDepolarizing || (qubits.size() >= 1 && qubits.size() <= 3), ValueError,
-               "quantum::Circuit: gate ", size(), " (GENERALIZED_DEPOLARIZING) acts on 1 to 3 qubits, got ",
-               qubits.size());
-  frag.insert(frag.end(), qubits.begin(), qubits.end());
-  std::vector<double> constants = constants_;
-  int64_t max_slot = -1;
-  for (const Angle& a : values) {
-    if (a.trainable()) {
-      frag.push_back(a.slot());
-      max_slot = std::max(max_slot, a.slot());
-    } else {
-      SAMPAN_CHECK(std::isfinite(a.value()), ValueError, "quantum::Circuit: gate ", size(), " (",
-                   channel_info(op).name, "): the parameter ", a.value(), " is not finite");
-      constants.push_back(a.value());
-      frag.push_back(-static_cast<int64_t>(constants.size()));
-    }
-  }
-  append_channel(std::move(frag), std::move(constants), qubits);
-  n_params_ = std::max(n_params_, max_slot + 1);
-  return *this;
+  std::vector<double> local;
+  std::vector<int64_t> gate = fragment(op, qubits, values, local);
+  return append(std::move(gate), local, qubits);
 }
 
 Circuit& Circuit::matrix_channel(ChannelOpcode op, int64_t m, const std::vector<int64_t>& qubits,
                                  const std::vector<double>& numbers) {
-  std::vector<int64_t> frag = {op, static_cast<int64_t>(qubits.size())};
-  if (op != kChoi) frag.push_back(m);
-  frag.insert(frag.end(), qubits.begin(), qubits.end());
-  std::vector<double> constants = constants_;
-  frag.push_back(static_cast<int64_t>(constants.size()));
-  constants.insert(constants.end(), numbers.begin(), numbers.end());
-  append_channel(std::move(frag), std::move(constants), qubits);
-  return *this;
+  std::vector<int64_t> gate = {op, static_cast<int64_t>(qubits.size())};
+  if (gate_spec(op).layout == Layout::kMatrixTerms) gate.push_back(m);
+  gate.insert(gate.end(), qubits.begin(), qubits.end());
+  gate.push_back(0);  // the numbers at local offset 0
+  return append(std::move(gate), numbers, qubits);
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <string>
 
 #include "kernels/gates.h"
 #include "sampan/error.h"
@@ -26,13 +27,18 @@ uint64_t check_state_fits(int64_t n, DType dtype, const char* who) {
   return bytes;
 }
 
-void check_qubits(const std::vector<int64_t>& qubits, int64_t n, const char* who) {
+void check_qubits(const std::vector<int64_t>& qubits, int64_t n, const char* who, bool distinct) {
   for (size_t i = 0; i < qubits.size(); ++i) {
     SAMPAN_CHECK(qubits[i] >= 0 && qubits[i] < n, IndexError, who, ": qubit ", qubits[i],
                  " is out of range for ", n, " qubits (valid: 0 to ", n - 1, ")");
-    for (size_t j = 0; j < i; ++j)
-      SAMPAN_CHECK(qubits[j] != qubits[i], ValueError, who, ": qubit ", qubits[i],
-                   " appears twice in one gate (n = ", n, ")");
+    if (!distinct) continue;
+    for (size_t j = 0; j < i; ++j) {
+      if (qubits[j] != qubits[i]) continue;
+      std::string list;
+      for (size_t k = 0; k < qubits.size(); ++k) list += (k ? ", " : "") + std::to_string(qubits[k]);
+      throw ValueError(std::string(who) + ": qubits [" + list + "] repeat a qubit: qubit " + std::to_string(qubits[i]) +
+                       " appears twice in one gate (n = " + std::to_string(n) + ")");
+    }
   }
 }
 

@@ -29,17 +29,14 @@
 
 namespace sampan::quantum {
 
-struct ChannelInfo {
-  const char* name;
-  int n_qubits;  // -1: variable (the encoding carries k)
-  int n_params;  // slots after the qubits (0 for the matrix channels)
-};
-/// Name and arity of a channel opcode; ValueError for an unknown one.
+/// A channel's entry in the gate table (gate_table.h).
+using ChannelInfo = GateSpec;
+/// The table entry of a channel opcode; ValueError for an unknown one.
 const ChannelInfo& channel_info(int64_t opcode);
 
 /// Decodes the channel starting at enc[i] into g (qubits, slots, offsets) and validates it
 /// (qubits, slot ranges, matrices, and the values of constant parameters); returns the number of
-/// entries consumed. `where` prefixes error messages ("who: gate 3").
+/// entries consumed. `where` prefixes error messages as given ("who: gate 3 (KRAUS)").
 size_t decode_channel(const std::vector<int64_t>& enc, size_t i, int64_t n_params, const std::vector<double>& constants,
                       int64_t n_qubits, const std::string& where, Gate& g);
 

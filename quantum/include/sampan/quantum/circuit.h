@@ -2,7 +2,7 @@
 // simulator behind them (forward simulation, expectation, adjoint gradient).
 //
 // Circuit: an IntList, per gate [opcode, qubit..., slot...] with the number of qubits and of
-// parameter slots fixed by the opcode (gate_info). A slot s >= 0 reads params[s] (differentiable);
+// parameter slots fixed by the opcode (the gate table, gate_table.h). A slot s >= 0 reads params[s] (differentiable);
 // s < 0 reads constants[-s - 1] (a fixed angle). Controlled gates list controls first, target last
 // (CNOT: [CNOT, control, target]); RXX/RYY/RZZ/SWAP are symmetric.
 // Hamiltonian: sum_t coeffs[t] P_t with P_t given by paulis[t * n + q] (0 = I, 1 = X, 2 = Y, 3 = Z)
@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "sampan/quantum/gate_table.h"
 #include "sampan/tensor.h"
 
 namespace sampan::quantum {
@@ -53,12 +54,9 @@ enum ChannelOpcode : int64_t {
 };
 inline bool is_channel_opcode(int64_t op) { return op >= kBitFlip && op < kEndChannelOpcodes; }
 
-struct GateInfo {
-  const char* name;
-  int n_qubits;  // -1: variable (kUnitary)
-  int n_params;
-};
-/// Name and arity of an opcode; throws ValueError for an unknown one.
+/// A gate's entry in the gate table (gate_table.h): name, arity, layout.
+using GateInfo = GateSpec;
+/// The table entry of a gate opcode (not a channel's: channel_info); throws ValueError for an unknown one.
 const GateInfo& gate_info(int64_t opcode);
 
 struct Gate {
@@ -81,6 +79,11 @@ double unitarity_deviation(const complex128* matrix, size_t dim);
 std::vector<Gate> decode_circuit(const std::vector<int64_t>& circuit, int64_t n_params,
                                  const std::vector<double>& constants, int64_t n_qubits, const char* who,
                                  bool allow_channels = false);
+/// Decodes and validates the one gate or channel starting at circuit[i] into g, as decode_circuit
+/// does for each; returns the number of entries it takes. Errors are prefixed by `where` as given
+/// (decode_circuit passes "who: gate 3 (CNOT)").
+size_t decode_gate(const std::vector<int64_t>& circuit, size_t i, int64_t n_params, const std::vector<double>& constants,
+                   int64_t n_qubits, const std::string& where, Gate& g);
 
 /// A gate as a matrix: `m` (2^k x 2^k row-major, local bit j = targets[j]) acting where every bit
 /// of cmask is set. With derivative = j >= 0, the derivative of the matrix in the gate's j-th

@@ -10,8 +10,8 @@
 //   Tensor psi = c.state(params);                              // complex128 [4]
 //
 // Qubit q is bit q of the amplitude index (qubit 0 least significant). Every method validates
-// at once: a qubit outside [0, n) is an IndexError, a qubit repeated within one gate and a
-// non-unitary matrix are ValueErrors, each naming the gate and the values involved.
+// at once, by check_gate (below): a qubit outside [0, n) is an IndexError, a qubit repeated within
+// one gate and a non-unitary matrix are ValueErrors, each naming the gate and the values involved.
 #pragma once
 
 #include <complex>
@@ -23,6 +23,16 @@
 #include "sampan/tensor.h"
 
 namespace sampan::quantum {
+
+/// The checks every method of Circuit makes, for one gate or channel given as a fragment of the
+/// circuit encoding (circuit.h) on n_qubits qubits: its layout (gate table), qubits in range and
+/// distinct, fixed angles and channel parameters (slots < 0, read from `constants`) finite and in
+/// their domains, matrices unitary, channels trace preserving (and Choi matrices positive), matrix
+/// offsets inside `constants`. Slots >= 0 (trainable) are not range checked. Errors (IndexError,
+/// ValueError) are prefixed by `who`. Python's sampan.quantum.Circuit validates each gate with it
+/// too (sp._C.quantum_check_gate).
+void check_gate(const std::vector<int64_t>& gate, const std::vector<double>& constants, int64_t n_qubits,
+                const std::string& who);
 
 /// A trainable parameter slot: the angle is params[index] at run time.
 struct Param {
@@ -149,11 +159,14 @@ class Circuit {
  private:
   Circuit& fixed(Opcode op, std::vector<int64_t> qubits);
   Circuit& rotation(Opcode op, std::vector<int64_t> qubits, const std::vector<Angle>& angles);
-  void check(Opcode op, const std::vector<int64_t>& qubits) const;
   Circuit& channel(ChannelOpcode op, const std::vector<int64_t>& qubits, const std::vector<Angle>& values);
   Circuit& matrix_channel(ChannelOpcode op, int64_t m, const std::vector<int64_t>& qubits,
                           const std::vector<double>& numbers);
-  void append_channel(std::vector<int64_t> fragment, std::vector<double> constants, std::vector<int64_t> qubits);
+  // Validates `gate`, whose fixed values are local (slot -j-1 reads values[j], an offset indexes
+  // values), with check_gate and appends it, its values moved to the end of constants().
+  Circuit& append(std::vector<int64_t> gate, const std::vector<double>& values, std::vector<int64_t> qubits);
+  std::vector<int64_t> fragment(int64_t op, const std::vector<int64_t>& qubits, const std::vector<Angle>& values,
+                                std::vector<double>& local) const;
 
   int64_t n_;
   int64_t n_params_ = 0;

@@ -17,9 +17,9 @@ namespace sampan::quantum {
 /// memory available now (sysconf), stating the bytes needed and available.
 uint64_t check_state_fits(int64_t n_qubits, DType dtype, const char* who = "quantum");
 
-/// Throws IndexError naming the qubit and n when a qubit is outside [0, n), ValueError when one
-/// appears twice in the same gate.
-void check_qubits(const std::vector<int64_t>& qubits, int64_t n_qubits, const char* who);
+/// Throws IndexError naming the qubit and n when a qubit is outside [0, n), and (with distinct, as
+/// for the qubits of one gate) ValueError when one appears twice. Errors are prefixed by `who`.
+void check_qubits(const std::vector<int64_t>& qubits, int64_t n_qubits, const char* who, bool distinct = true);
 
 /// A pure state of n qubits as a contiguous complex tensor [2^n], starting in |0...0>.
 class StateVector {
