@@ -68,9 +68,9 @@ std::string channel_where(const Gate& g) {
   return std::string("quantum: channel ") + channel_info(g.op).name;
 }
 
-// Checks a named channel's parameter values (ValueError naming the channel and the value).
-void check_named_params(const Gate& g, const double* v) {
-  const std::string who = channel_where(g);
+// Checks a named channel's parameter values (ValueError naming the channel, or `where`, and the value).
+void check_named_params(const Gate& g, const double* v, const std::string& where = "") {
+  const std::string who = where.empty() ? channel_where(g) : where;
   auto prob = [&](double p, const char* what) {
     SAMPAN_CHECK(p >= -1e-12 && p <= 1 + 1e-12, ValueError, who, ": ", what, " must be in [0, 1], got ", p);
   };
@@ -340,7 +340,7 @@ size_t decode_channel(const std::vector<int64_t>& enc, size_t i, int64_t n_param
   // Constant parameters are checked now; parameters read from params when the channel runs.
   bool all_constant = true;
   for (int64_t s : g.slots) all_constant = all_constant && s < 0;
-  if (all_constant && !g.slots.empty()) check_named_params(g, param_values(g, nullptr, constants).data());
+  if (all_constant && !g.slots.empty()) check_named_params(g, param_values(g, nullptr, constants).data(), where);
   return used;
 }
 
