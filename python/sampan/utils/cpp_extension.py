@@ -454,14 +454,14 @@ _failed: dict[str, BaseException] = {}
 
 def _ops_module(name: str, path: str, op_names: Sequence[str]) -> types.ModuleType:
     """A module whose attributes are the library's ops: the functions of sp.ops.<ns>.<name>."""
-    import sampan
+    from .._ops import ops
 
     module = types.ModuleType(name, f"Ops of the op library {path}: " + ", ".join(op_names))
     module.__file__ = path
     module.op_names = list(op_names)
     for full in op_names:
         ns, _, short = full.partition("::")
-        fn = getattr(getattr(sampan.ops, ns), short)
+        fn = getattr(getattr(ops, ns), short)
         attr = short if not hasattr(module, short) else f"{ns}_{short}"
         setattr(module, attr, fn)
     return module
@@ -472,8 +472,8 @@ def load_op_library(path: str | os.PathLike) -> types.ModuleType:
     module whose attributes are its ops; they also appear as ``sp.ops.<ns>.<name>``. Loading the
     same file again returns its ops again. Raises OSError for a missing file and RuntimeError for
     an ABI mismatch or an op name another library registered already (naming both)."""
-    from sampan import _C
-    import sampan
+    from .. import _C
+    from .._ops import ops
 
     path = os.path.abspath(os.fspath(path))
     real = os.path.realpath(path)
@@ -489,7 +489,7 @@ def load_op_library(path: str | os.PathLike) -> types.ModuleType:
             names = [n for n in _C.op_names()
                      if os.path.realpath(_C.op_schema(n)["library"]) == real]
         _loaded[real] = names
-        sampan.ops._refresh()
+        ops._refresh()
     return _ops_module(Path(path).stem, path, _loaded[real])
 
 
