@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from ._native import native
+from .graph_arrays import featurize_graphs
 
 __all__ = ["GraphBatch", "MoleculeDataset", "DataLoader", "load_dataset", "cache_path_for"]
 
@@ -406,7 +407,6 @@ def read_dataset(path, featurizer="ogb", smiles_column=None, label_columns=None,
                                   on_bad_row)
     else:
         table = h.read_smiles_lines(path)
-    from .featurize import featurize_graphs
     if progress is not None and hasattr(progress, "reset"):
         progress.reset(total=len(table["smiles"]))
     graphs = featurize_graphs(table["smiles"], featurizer, table["rows"], num_threads,
