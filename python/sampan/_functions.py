@@ -4,12 +4,13 @@ registered op of the same name when one exists. They are also Tensor methods.
 """
 import operator
 
-from . import _C, _ops
+from . import _C
+from ._ops import function as op_function
 from ._C import Tensor
 
 
 def _op(name):
-    return _ops.function("core::" + name)
+    return op_function("core::" + name)
 
 
 def mean(x, axes=(), keepdim=False):

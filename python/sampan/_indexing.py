@@ -20,7 +20,8 @@ import operator
 
 import numpy as np
 
-from . import _C, _ops
+from . import _C
+from ._ops import function as op_function
 from ._C import Tensor
 
 # "No bound" for core::slice (int64 max): see kSliceEnd in framework/include/sampan/ops/shape.h.
@@ -33,7 +34,7 @@ _op_cache = {}
 def _op(name):
     fn = _op_cache.get(name)
     if fn is None:
-        fn = _ops.function("core::" + name)
+        fn = op_function("core::" + name)
         if fn is None:
             raise NotImplementedError(f"indexing needs op core::{name}, which is not registered")
         _op_cache[name] = fn

@@ -9,7 +9,8 @@ import numbers
 
 import numpy as np
 
-from . import _C, _ops
+from . import _C
+from ._ops import function as op_function
 from ._C import Tensor
 
 # dunder, reflected dunder (or None), in-place dunder (or None), candidate ops in order.
@@ -48,7 +49,7 @@ def _operand(other):
 
 def _first_op(candidates):
     for name in candidates:
-        fn = _ops._functions.get(name)
+        fn = op_function(name)
         if fn is not None:
             return _bool_only(fn) if name.startswith("core::logical_") else fn
     return None
@@ -69,7 +70,7 @@ def _bool_only(fn):
 
 def _inplace_op(fn):
     """The in-place twin of op ``fn`` ("core::pow" -> "core::pow_"), if registered."""
-    return _ops._functions.get(fn.__sampan_op__ + "_")
+    return op_function(fn.__sampan_op__ + "_")
 
 
 def _forward(fn):

@@ -7,19 +7,24 @@ count. Random results carry no gradient (``requires_grad=True`` makes the sample
 """
 import numbers
 
-from . import _C, _ops
+from . import _C
+from ._ops import function as op_function
 from ._C import Generator
 
 default_generator = _C.default_generator()
 
 
-def _draw(generator):
-    """(seed, offset) of the next draw from ``generator`` (the default one when None)."""
+def draw(generator):
+    """(seed, offset) of the next draw from ``generator`` (the default one when None): what a
+    random op outside this module (nn.functional.dropout's mask, quantum's noise) takes."""
     if generator is None:
         return default_generator._draw()
     if not isinstance(generator, Generator):
         raise TypeError(f"generator must be a sampan.Generator or None, got {type(generator).__name__}")
     return generator._draw()
+
+
+_draw = draw  # the old private name, still imported by sampan/quantum/noise.py until it moves to draw
 
 
 def manual_seed(seed):
@@ -39,7 +44,7 @@ def _shape(size):
 
 
 def _op(name):
-    fn = _ops.function("core::" + name)
+    fn = op_function("core::" + name)
     if fn is None:
         raise NotImplementedError(f"core::{name} is not registered")
     return fn
@@ -51,14 +56,14 @@ def _finish(t, requires_grad):
 
 def rand(*size, dtype=None, generator=None, requires_grad=False):
     """Uniform samples in [0, 1): ``rand(2, 3)`` or ``rand((2, 3))``; float32 unless ``dtype``."""
-    seed, offset = _draw(generator)
+    seed, offset = draw(generator)
     t = _op("rand")(_shape(size), _C.dtype(dtype or _C.float32).name, seed, offset)
     return _finish(t, requires_grad)
 
 
 def randn(*size, dtype=None, generator=None, requires_grad=False):
     """Standard normal samples: ``randn(2, 3)``; float32 unless ``dtype``."""
-    seed, offset = _draw(generator)
+    seed, offset = draw(generator)
     t = _op("randn")(_shape(size), _C.dtype(dtype or _C.float32).name, seed, offset)
     return _finish(t, requires_grad)
 
@@ -67,20 +72,20 @@ def randint(low, high=None, size=(), dtype=None, generator=None):
     """Integers uniform in [low, high); ``randint(10, size=(3,))`` draws from [0, 10)."""
     if high is None:
         low, high = 0, low
-    seed, offset = _draw(generator)
+    seed, offset = draw(generator)
     size = [size] if isinstance(size, numbers.Integral) else list(size)
     return _op("randint")(int(low), int(high), size, _C.dtype(dtype or _C.int64).name, seed, offset)
 
 
 def randperm(n, dtype=None, generator=None):
     """A random permutation of 0 .. n-1 (int64 unless ``dtype``)."""
-    seed, offset = _draw(generator)
+    seed, offset = draw(generator)
     return _op("randperm")(int(n), _C.dtype(dtype or _C.int64).name, seed, offset)
 
 
 def bernoulli(p, generator=None):
     """1 with probability ``p`` (a tensor of probabilities), else 0; p's shape and dtype."""
-    seed, offset = _draw(generator)
+    seed, offset = draw(generator)
     return _op("bernoulli")(p.detach(), seed, offset)
 
 

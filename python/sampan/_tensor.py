@@ -170,8 +170,8 @@ def _swap_last_two(self):
 
 def _part(op_name, doc):
     def get(self):
-        from . import _ops
-        fn = _ops.function(op_name)
+        from ._ops import function as op_function
+        fn = op_function(op_name)
         if fn is None:
             raise NotImplementedError(f"{op_name} is not registered")
         return fn(self)

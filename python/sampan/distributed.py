@@ -149,13 +149,13 @@ def average_gradients(parameters) -> None:
     if world_size() == 1:
         return
     import sampan as sp
-    from . import _creation
+    from ._creation import zeros_like
     by_dtype = {}
     for p in parameters:
         if not p.requires_grad:
             continue
         if p.grad is None:
-            p.grad = _creation.zeros_like(p)
+            p.grad = zeros_like(p)
         by_dtype.setdefault(p.dtype, []).append(p)
     with sp.no_grad():
         for params in by_dtype.values():

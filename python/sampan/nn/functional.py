@@ -177,8 +177,8 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
 
 
 def _dropout_mask(shape, p, dtype, generator):
-    from .._random import _draw
-    seed, offset = _draw(generator)
+    from .._random import draw
+    seed, offset = draw(generator)
     return sampan.ops.core.dropout_mask(shape, float(p), dtype.name, seed, offset)
 
 
