@@ -17,14 +17,21 @@ Noise channels (``c.depolarizing(0.05)``, ``c.amplitude_damping(g, 0)``, ``c.kra
 gradients through channels); ``c.probabilities()``, ``c.sample(shots, seed=...)`` and
 ``c.measure(qubits, outcome)`` work on both; ``DensityMatrix`` wraps a mixed state.
 
+Modules: ``gates`` (the gate and channel table, read from C++), ``circuit`` (Circuit: building,
+encoding, simulation), ``noise`` (its channel methods), ``classical`` (its classical registers,
+recorded measurements and counts), ``measurement`` (probabilities, samples and post-selected
+measurement of a state), ``density_matrix`` (DensityMatrix), ``qasm`` (OpenQASM 2.0 text),
+``hamiltonian``, ``distributed`` (MPI runs) and ``cli``. Each imports only modules below it.
+
 Submodules in pure Python over sp tensors (differentiable): ``states`` (Bell, GHZ, W, Werner,
 S/R-states, Bell-diagonal, seeded random states and Haar unitaries), ``info`` (partial trace and
 transpose, fidelity, trace distance, entropies, negativity, PPT, Schmidt decomposition),
 ``matrices`` (differentiable circuit unitaries), ``locc`` (parties, local circuits, measurement
 branches) and ``distillation`` (BBPSSW, DEJMPS, LOCCNet-style learned protocols).
 """
-from .circuit import Circuit, OPCODES
-from .noise import CHANNEL_OPCODES, DensityMatrix
+from .gates import CHANNEL_OPCODES, OPCODES
+from .circuit import Circuit
+from .density_matrix import DensityMatrix
 from .hamiltonian import Hamiltonian
 from . import chemistry, qml  # VQE (H2), QAOA (MaxCut), quantum kernels
 from . import distillation, info, locc, matrices, states

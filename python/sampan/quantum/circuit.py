@@ -1,11 +1,23 @@
-"""``Circuit``: a parameterised circuit that encodes itself for the C++ quantum ops.
+"""``Circuit``: a parameterised circuit that encodes itself for the C++ quantum ops, and runs them
+(state, density matrix, expectation, probabilities, samples, measurement).
 
 Angles of rotation gates are one of:
   * ``None``: a new trainable entry of ``circuit.parameters`` (a float64 leaf requiring grad,
     initialised uniformly in [0, 2 pi) from the circuit's seeded generator);
   * a Python number: a fixed angle (not differentiated);
   * an sp Tensor (one element, or one per selected qubit): the gradient flows back into it.
+
+The gates, their opcodes and encoding layouts come from the C++ gate table (gates.py), and every
+gate is validated in C++ when it is added (gates.check: qubits in range and distinct, fixed angles
+finite, matrices unitary, channels trace preserving and their fixed parameters in range); Python
+converts arguments (selectors, angles, matrices) and forwards. A call that raises adds nothing.
+
+Recording interface, shared with the channel methods (noise.py) and the classical registers
+(classical.py) that Circuit mixes in: ``_select`` / ``_pairs`` (qubit selectors), ``_angle_refs``
+(angles), ``_constants`` (fixed numbers and matrices), ``_add`` (validates and records one gate as
+(name, qubits, angle references)), ``_gates``.
 """
+import functools
 import math
 import numbers
 
@@ -13,24 +25,17 @@ import numpy as np
 
 import sampan as sp
 
+from . import gates, measurement, qasm
 from .classical import ClassicalMixin
+from .gates import CHANNEL_OPCODES
 from .hamiltonian import Hamiltonian
-from .noise import CHANNEL_OPCODES, NoiseMixin, encode_channel
-
-# Must match quantum/include/sampan/quantum/circuit.h: (name, opcode, n_qubits, n_params).
-_GATES = [("h", 1, 0), ("x", 1, 0), ("y", 1, 0), ("z", 1, 0), ("s", 1, 0), ("sdg", 1, 0), ("t", 1, 0),
-          ("tdg", 1, 0), ("p", 1, 1), ("rx", 1, 1), ("ry", 1, 1), ("rz", 1, 1), ("u3", 1, 3),
-          ("cnot", 2, 0), ("cy", 2, 0), ("cz", 2, 0), ("swap", 2, 0), ("cp", 2, 1), ("crx", 2, 1),
-          ("cry", 2, 1), ("crz", 2, 1), ("rxx", 2, 1), ("ryy", 2, 1), ("rzz", 2, 1), ("ccx", 3, 0),
-          ("cu", 2, 3), ("ms", 2, 0), ("cswap", 3, 0), ("unitary", -1, 0)]
-OPCODES = {name: i for i, (name, _, _) in enumerate(_GATES)}
-_ARITY = {name: (nq, npar) for name, nq, npar in _GATES}
+from .noise import ChannelMixin
 
 
-class Circuit(NoiseMixin, ClassicalMixin):
+class Circuit(ChannelMixin, ClassicalMixin):
     """A circuit on ``n_qubits`` qubits (qubit 0 is the least significant bit of the state index).
-    Noise channels, density matrices and measurement: see noise.py (NoiseMixin); classical
-    registers, recorded measurements and their counts: see classical.py (ClassicalMixin)."""
+    Noise channels: noise.py (ChannelMixin); classical registers, recorded measurements and their
+    counts: classical.py (ClassicalMixin); measurement conventions: measurement.py."""
 
     def __init__(self, n_qubits, seed=0):
         if not isinstance(n_qubits, numbers.Integral) or not 1 <= n_qubits <= 60:
@@ -73,9 +78,7 @@ class Circuit(NoiseMixin, ClassicalMixin):
             self._external.append(theta)
             k = len(self._external) - 1
             return [("ext", k, i if theta.numel() == count else 0) for i in range(count)]
-        if isinstance(theta, numbers.Real):
-            if not math.isfinite(theta):
-                raise ValueError(f"Circuit.{gate}: the angle {theta} is not finite")
+        if isinstance(theta, numbers.Real):  # checked finite in C++ when its gate is added
             self._constants.append(float(theta))
             return [("const", len(self._constants) - 1)] * count
         raise TypeError(f"Circuit.{gate}: an angle is None, a number or an sp Tensor, got {type(theta).__name__}")
@@ -90,25 +93,48 @@ class Circuit(NoiseMixin, ClassicalMixin):
             qubits = [qubits]
         if not isinstance(qubits, (list, tuple, range, np.ndarray)):
             raise TypeError(f"Circuit.{gate}: qubits are an int, a list of ints or 'full', got {qubits!r}")
-        for q in qubits:
-            self._check_qubit(q, gate)
-        return [int(q) for q in qubits]
+        qs = [self._qubit(q, gate) for q in qubits]
+        gates.check_qubits(qs, self.n_qubits, f"Circuit.{gate}", distinct=False)  # before any angle is drawn
+        return qs
 
-    def _check_qubit(self, q, gate):
+    @staticmethod
+    def _qubit(q, gate):
+        """A qubit index as an int (TypeError unless it is an integer); its range is checked in C++."""
         if isinstance(q, bool) or not isinstance(q, numbers.Integral):
             raise TypeError(f"Circuit.{gate}: a qubit index must be an integer, got {q!r}")
-        if not 0 <= q < self.n_qubits:
-            raise IndexError(f"Circuit.{gate}: qubit {q} is out of range for {self.n_qubits} qubits "
-                             f"(valid: 0 to {self.n_qubits - 1})")
+        return int(q)
 
-    def _add(self, name, qubits, refs=()):
-        for q in qubits:
-            self._check_qubit(q, name)
-        if len(set(qubits)) != len(qubits):
-            raise ValueError(f"Circuit.{name}: qubits {list(qubits)} repeat a qubit (n = {self.n_qubits})")
+    def _check_qubit(self, q, gate):
+        """Type (here) and range (C++) of one qubit index."""
+        gates.check_qubits([self._qubit(q, gate)], self.n_qubits, f"Circuit.{gate}")
+
+    def _add(self, name, qubits, refs=(), who=None):
+        """Validates the gate in C++ (gates.check; errors name Circuit.<who or name>) and records it."""
+        qubits = tuple(self._qubit(q, who or name) for q in qubits)
+        refs = tuple(refs)
+        if refs and refs[0][0] == "mat":  # its numbers are the last ones appended to the constants
+            _, a, b, offset = refs[0]
+            gates.check(name, qubits, self.n_qubits, matrix=(a, b), numbers=self._constants[offset:], who=who)
+        else:
+            gates.check(name, qubits, self.n_qubits,
+                        values=[self._constants[r[1]] if r[0] == "const" else None for r in refs], who=who)
         self._before_gate(qubits)  # a measured qubit that a gate touches: mid-circuit measurement
-        self._gates.append((name, tuple(int(q) for q in qubits), tuple(refs)))
+        self._gates.append((name, qubits, refs))
         return self
+
+    def _mark(self):
+        """What a building call may change, to undo it when the call raises (see _atomic)."""
+        return (len(self._gates), len(self._constants), len(self._own_values), len(self._external),
+                len(self._cregs), dict(self._terminal), len(self._mid),
+                None if self._open_condition is None else list(self._open_condition))
+
+    def _restore(self, mark):
+        n_gates, n_constants, n_own, n_external, n_cregs, terminal, n_mid, open_condition = mark
+        del self._gates[n_gates:], self._constants[n_constants:], self._own_values[n_own:]
+        del self._external[n_external:], self._cregs[n_cregs:], self._mid[n_mid:]
+        self._terminal = terminal
+        if open_condition is not None:
+            self._open_condition[:] = open_condition
 
     def _single(self, name, qubits, theta=None, fixed=False):
         qs = self._select(qubits, name)
@@ -166,7 +192,7 @@ class Circuit(NoiseMixin, ClassicalMixin):
                          f"list of pairs, got {q0!r}")
 
     def _fixed_two(self, name, q0, q1):
-        for a, b in self._pairs(q0, q1, name):
+        for a, b in self._pairs(q0, q1, name):  # a call that raises adds nothing (see _atomic)
             self._add(name, (a, b))
         return self
     def ccx(self, c0, c1, target): return self._add("ccx", (c0, c1, target))
@@ -185,8 +211,7 @@ class Circuit(NoiseMixin, ClassicalMixin):
     def cu(self, theta, phi, lam, control, target):
         """Controlled U3(theta, phi, lam) (see u3), three parameters as in Paddle Quantum: no extra
         global phase, so ``|0><0| (x) I + |1><1| (x) U3`` with U3[0, 0] = cos(theta/2) real."""
-        for q in (control, target):
-            self._check_qubit(q, "cu")
+        gates.check_qubits([self._qubit(q, "cu") for q in (control, target)], self.n_qubits, "Circuit.cu")
         refs = [self._angle_refs(a, 1, "cu")[0] for a in (theta, phi, lam)]
         return self._add("cu", (control, target), refs)
 
@@ -199,10 +224,8 @@ class Circuit(NoiseMixin, ClassicalMixin):
             CNOT(q0 -> q1), RY(t8) on q1, CNOT(q1 -> q0), U3(t9..t11) on q0, U3(t12..t14) on q1.
 
         theta: None (15 new trainable angles), 15 numbers, or an sp Tensor of 15 elements."""
-        for q in (q0, q1):
-            self._check_qubit(q, "universal_two_qubit")
-        if q0 == q1:
-            raise ValueError(f"Circuit.universal_two_qubit: qubits [{q0}, {q1}] repeat a qubit (n = {self.n_qubits})")
+        qs = [self._qubit(q, "universal_two_qubit") for q in (q0, q1)]
+        gates.check_qubits(qs, self.n_qubits, "Circuit.universal_two_qubit")
         refs = self._angle_list(theta, 15, "universal_two_qubit")
         self._add("u3", (q0,), refs[0:3]).\
             _add("u3", (q1,), refs[3:6]).\
@@ -231,20 +254,12 @@ class Circuit(NoiseMixin, ClassicalMixin):
             matrix = matrix.numpy()
         m = np.asarray(matrix, dtype=np.complex128)
         k = len(targets)
-        if not 1 <= k <= 10:
-            raise ValueError(f"Circuit.{gate}: expected 1 to 10 target qubits, got {k}")
-        if m.shape != (2 ** k, 2 ** k):
+        if k and m.shape != (2 ** k, 2 ** k):  # k itself, unitarity, finiteness and qubits: checked in C++
             raise ValueError(f"Circuit.{gate}: the matrix for {k} target qubit(s) must be "
                              f"{2 ** k}x{2 ** k}, got shape {m.shape}")
-        if not np.isfinite(m).all():
-            raise ValueError(f"Circuit.{gate}: the matrix has non-finite entries (nan or inf)")
-        dev = float(np.abs(m.conj().T @ m - np.eye(2 ** k)).max())
-        if dev > 1e-10:
-            raise ValueError(f"Circuit.{gate}: the matrix is not unitary: max |U^+ U - I| = {dev:.3g} "
-                             "(tolerance 1e-10)")
         offset = len(self._constants)
         self._constants.extend(np.stack([m.real, m.imag], axis=-1).reshape(-1).tolist())
-        return self._add("unitary", tuple(controls) + tuple(targets), (("mat", len(controls), k, offset),))
+        return self._add("unitary", tuple(controls) + tuple(targets), (("mat", len(controls), k, offset),), who=gate)
 
     def _angle_list(self, theta, count, gate):
         """`count` distinct angle references: None (new trainable), `count` numbers, or a tensor of
@@ -262,9 +277,8 @@ class Circuit(NoiseMixin, ClassicalMixin):
     def _two(self, name, theta, q0, q1):
         """A one-angle two-qubit gate on each selected pair (one angle per pair: see _angle_refs)."""
         pairs = self._pairs(q0, q1, name)
-        for a, b in pairs:
-            self._check_qubit(a, name)
-            self._check_qubit(b, name)
+        for a, b in pairs:  # before any angle is drawn
+            gates.check_qubits([self._qubit(a, name), self._qubit(b, name)], self.n_qubits, f"Circuit.{name}")
         for (a, b), r in zip(pairs, self._angle_refs(theta, len(pairs), name)):
             self._add(name, (a, b), (r,))
         return self
@@ -367,6 +381,8 @@ class Circuit(NoiseMixin, ClassicalMixin):
         for e in edges:
             if len(e) != 2:
                 raise ValueError(f"Circuit.qaoa_layer: an edge is a pair of qubits, got {e!r}")
+            gates.check_qubits([self._qubit(q, "rzz") for q in e], self.n_qubits, "Circuit.rzz")
+        gates.check_qubits([self._qubit(q, "rx") for q in nodes], self.n_qubits, "Circuit.rx", distinct=False)
         g = self._angle_list(gamma, depth, "qaoa_layer")
         b = self._angle_list(beta, depth, "qaoa_layer")
         for layer in range(depth):
@@ -377,8 +393,9 @@ class Circuit(NoiseMixin, ClassicalMixin):
         return self
 
     # ---- encoding and simulation ----------------------------------------------------------------
-    def _encode(self, detached=False):
-        """(params tensor, circuit IntList, constants): owned parameters first, then each user
+    def encode(self, detached=False):
+        """(params tensor, circuit IntList, constants): what the quantum ops take (the encoding of
+        quantum/include/sampan/quantum/circuit.h). params: the owned parameters first, then each user
         tensor flattened, concatenated so gradients flow back into all of them. detached: the
         current values without a graph, and without creating circuit.parameters (which would
         freeze the circuit), as the QASM writer wants."""
@@ -407,37 +424,75 @@ class Circuit(NoiseMixin, ClassicalMixin):
             params = pieces[0]
         else:
             params = sp.concat(pieces, 0)
+
         def slot(r):
             return r[1] if r[0] == "own" else offsets[r[1]] + r[2] if r[0] == "ext" else -r[1] - 1
 
         enc = []
         for name, qubits, refs in self._gates:
-            if name in CHANNEL_OPCODES:
-                enc.extend(encode_channel(name, qubits, refs, slot))
-                continue
-            enc.append(OPCODES[name])
-            if name == "unitary":  # [op, n_controls, k, controls..., targets..., offset]
-                _, nc, k, offset = refs[0]
-                enc.extend([nc, k, *qubits, offset])
-                continue
-            enc.extend(qubits)
-            for r in refs:
-                if r[0] == "own":
-                    enc.append(r[1])
-                elif r[0] == "ext":
-                    enc.append(offsets[r[1]] + r[2])
-                else:
-                    enc.append(-r[1] - 1)
+            g = gates.BY_METHOD[name]
+            if g.layout in gates.MATRIX_LAYOUTS:
+                enc.extend(gates.encode(g, qubits, matrix=refs[0][1:]))
+            else:
+                enc.extend(gates.encode(g, qubits, [slot(r) for r in refs]))
         return params, enc, list(self._constants)
-
-    # expectation(h, density_matrix=None), density_matrix(), probabilities(), sample(), measure():
-    # see NoiseMixin (noise.py).
 
     def state(self):
         """The state circuit|0...0> as a complex128 sp tensor [2^n], differentiable (adjoint method).
         A circuit with noise channels has no state vector: use density_matrix()."""
-        params, enc, consts = self._encode()
+        params, enc, consts = self.encode()
         return sp.ops.quantum.statevector(params, enc, consts, self.n_qubits)
+
+    def density_matrix(self):
+        """rho after the circuit from |0...0><0...0|: complex128 sp tensor [2^n, 2^n], differentiable."""
+        params, enc, consts = self.encode()
+        return sp.ops.quantum.density_matrix(params, enc, consts, self.n_qubits)
+
+    def _use_dm(self, density_matrix):
+        return self.has_channels if density_matrix is None else bool(density_matrix)
+
+    def expectation(self, hamiltonian, density_matrix=None):
+        """<H> as a float64 sp scalar, differentiable (adjoint method) in every angle and channel
+        parameter tensor. density_matrix=None: on a density matrix iff the circuit holds a channel."""
+        if not isinstance(hamiltonian, Hamiltonian):
+            hamiltonian = Hamiltonian(hamiltonian)
+        params, enc, consts = self.encode()
+        paulis, coeffs = hamiltonian.encode(self.n_qubits)
+        op = sp.ops.quantum.dm_expectation if self._use_dm(density_matrix) else sp.ops.quantum.expectation
+        return op(params, enc, consts, self.n_qubits, paulis, coeffs)
+
+    def _final_state(self, density_matrix):
+        return self.density_matrix() if self._use_dm(density_matrix) else self.state()
+
+    # ---- measurement (conventions: measurement.py) ----------------------------------------------
+    def probabilities(self, qubits=None, density_matrix=None):
+        """Probabilities (float64 sp tensor [2^m], differentiable) of the outcomes of `qubits`
+        (default: all) in the computational basis; index b = sum_j bit(qubits[j]) 2^j."""
+        qs = self._qubit_list(qubits)
+        return measurement.probabilities(self._final_state(density_matrix), qs)
+
+    def sample(self, shots, qubits=None, seed=None, generator=None, density_matrix=None, format="counts"):
+        """`shots` measurement outcomes of `qubits` (default all). format='counts': {bitstring: count}
+        (bitstrings with qubits[0] LAST, Qiskit's order); 'bitstrings': a list of str; 'outcomes': int64
+        sp tensor of outcome integers. Seeded: seed=int (a fresh sp.Generator(seed)) or generator=
+        (one draw taken from it); else the default generator."""
+        qs = self._qubit_list(qubits)
+        return measurement.sample(self._final_state(density_matrix), qs, shots, seed, generator, format)
+
+    def measure(self, qubits, outcome, density_matrix=None):
+        """Measures `qubits` and keeps `outcome` (a list of bits, outcome[j] for qubits[j], or a
+        bitstring with qubits[0] LAST). Returns (post-measurement state on all n qubits, normalised,
+        measured qubits collapsed; its probability), both differentiable sp tensors."""
+        qs = self._qubit_list(qubits)
+        return measurement.measure(self._final_state(density_matrix), qs, outcome)
+
+    def _qubit_list(self, qubits):
+        if qubits is None:
+            return []
+        qs = [qubits] if isinstance(qubits, numbers.Integral) else list(qubits)
+        qs = [self._qubit(q, "measure") for q in qs]
+        gates.check_qubits(qs, self.n_qubits, "Circuit.measure", distinct=False)
+        return qs
 
     # ---- OpenQASM 2.0 ------------------------------------------------------------------------------
     def _angle_values(self):
@@ -458,16 +513,25 @@ class Circuit(NoiseMixin, ClassicalMixin):
         """OpenQASM 2.0 text of the gates, classical registers, measurements and resets, with angles
         as their current numbers; Qiskit's default qasm2.loads reads it (see qasm.py). Noise
         channels and matrix gates without a qelib1.inc form raise ValueError."""
-        from .qasm import to_qasm
-        return to_qasm(self)
+        params, enc, consts = self.encode(detached=True)
+        return qasm.write(self.n_qubits, enc, consts, [float(v) for v in params.numpy()], self.classical_registers,
+                          self.measurements, self.mid_circuit_measurements, self._raw_conditions())
 
     @classmethod
     def from_qasm(cls, text):
         """A circuit from OpenQASM 2.0 text: every qelib1.inc gate, gate definitions, registers,
         measure, reset (see qasm.py); angles as fixed numbers. Malformed input raises ValueError
         naming the line and column."""
-        from .qasm import from_qasm
-        return from_qasm(text, cls)
+        program = qasm.read(text)
+        c = cls(program["n_qubits"])
+        c._constants = list(program["constants"])
+        const = lambda slot: ("const", -slot - 1)  # the reader writes every angle as a constant
+        for g, qubits, slots, matrix in gates.decode(list(program["encoding"])):
+            refs = (("mat", *matrix),) if matrix is not None else tuple(const(s) for s in slots)
+            c._gates.append((g.method, qubits, refs))  # validated by the C++ reader's builder
+        c._load_classical(program["cregs"], program["measurements"], program["mid_measurements"],
+                          program["conditions"])
+        return c
 
     # ---- inspection -----------------------------------------------------------------------------
     def __len__(self):
@@ -494,16 +558,16 @@ class Circuit(NoiseMixin, ClassicalMixin):
                 level[q] = d
         return max(level, default=0)
 
-    # Diagram labels: controls per controlled gate, and the label of the target row(s).
-    _CONTROLS = {"cnot": 1, "cy": 1, "cz": 1, "cp": 1, "crx": 1, "cry": 1, "crz": 1, "ccx": 2, "cu": 1, "cswap": 1}
+    # Diagram labels of the target row(s) (the controls of each gate come from the gate table).
     _TARGET_LABEL = {"cnot": "X", "ccx": "X", "cy": "Y", "cz": "Z", "cp": "P", "crx": "RX", "cry": "RY",
                      "crz": "RZ", "cu": "U3", "cswap": "x", "swap": "x", "unitary": "U"}
 
     def _cells(self, name, qubits, refs, value, decimals):
         """{qubit: label} of one gate for the diagram."""
-        n_ctrl = refs[0][1] if name == "unitary" else self._CONTROLS.get(name, 0)
+        n_ctrl = gates.BY_METHOD[name].n_controls
+        if n_ctrl < 0:  # carried by the encoding (unitary)
+            n_ctrl = refs[0][1]
         if name in CHANNEL_OPCODES:  # e.g. AMPLITUDE_DAMPING(0.10), KRAUS_REPR on every qubit it spans
-            n_ctrl = 0
             refs = () if refs and refs[0][0] == "mat" else refs
         label = self._TARGET_LABEL.get(name, name.upper())
         if refs and refs[0][0] != "mat":  # matrix gates and matrix channels show no numbers
@@ -543,3 +607,27 @@ class Circuit(NoiseMixin, ClassicalMixin):
 
     def __repr__(self):
         return f"Circuit(n_qubits={self.n_qubits}, gates={len(self)}, depth={self.depth})"
+
+
+def _atomic(method):
+    """A building method that, when it raises, leaves the circuit as it was before the call (no
+    gate, constant, parameter or measurement of the failed call stays)."""
+    @functools.wraps(method)
+    def call(self, *args, **kwargs):
+        mark = self._mark()
+        try:
+            return method(self, *args, **kwargs)
+        except Exception:
+            self._restore(mark)
+            raise
+    return call
+
+
+# Every method of the gate table, its aliases, and the other methods that record gates.
+_BUILDING = [*gates.BY_METHOD, "cx", "toffoli", "fredkin", "controlled_unitary", "universal_two_qubit",
+             "superposition_layer", "weak_superposition_layer", "linear_entangled_layer", "real_entangled_layer",
+             "complex_entangled_layer", "real_block_layer", "complex_block_layer", "qaoa_layer", "reset",
+             "measure_to"]
+for _name in _BUILDING:
+    if hasattr(Circuit, _name):  # a table entry without a method is caught by test_quantum_modules.py
+        setattr(Circuit, _name, _atomic(getattr(Circuit, _name)))

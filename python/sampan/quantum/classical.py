@@ -1,4 +1,5 @@
-"""Classical registers and measurements recorded on a ``Circuit`` (mixed into it): what OpenQASM's
+"""Classical registers and measurements recorded on a ``Circuit`` (its methods, mixed into it by
+circuit.py): what OpenQASM's
 ``creg`` and ``measure q -> c`` mean, and the counts they produce.
 
 * ``c.creg("c", 3)`` declares a classical register; registers are laid out in declaration order
@@ -15,7 +16,7 @@
   block starts. Measurements into the register recorded before become mid-circuit. Inside the
   block, ``measure_to`` is a mid-circuit measurement made only there (into bits of other
   registers) and ``reset(q)`` a reset made only there. Such a circuit has no single state, so
-  ``_encode`` (state, expectation, density matrix) refuses it; ``counts()`` follows the branches.
+  ``encode`` (state, expectation, density matrix) refuses it; ``counts()`` follows the branches.
 * ``c.counts(shots, seed)`` returns Qiskit-style counts: the key lists every classical register,
   the LAST declared first, separated by spaces, each with its bit 0 as the last character
   (Qiskit's ``get_counts()`` format); bits never written read 0.
@@ -29,6 +30,10 @@ followed along every branch of outcomes (probabilities from ``quantum::probabili
 normalised post-measurement state from ``quantum::measure``), shots split between the final
 branches by a seeded multinomial draw, and each branch's terminal measurements sampled from its
 own state.
+
+The methods record through the Circuit's recording interface (``_select``, ``_add``, ``_gates``,
+defined in circuit.py) and measure through measurement.py; this module imports no module of
+sampan.quantum that imports it.
 """
 import numbers
 import re
@@ -37,10 +42,10 @@ import numpy as np
 
 import sampan as sp
 
-from .noise import CHANNEL_OPCODES as _CHANNELS
+from . import measurement
+from .gates import CHANNEL_OPCODES
+from .noise import MEASUREMENT_KRAUS
 
-_P0 = np.array([[1, 0], [0, 0]], dtype=np.complex128)
-_P1 = np.array([[0, 0], [0, 1]], dtype=np.complex128)
 _MAX_BRANCHES = 4096
 
 
@@ -53,6 +58,20 @@ class ClassicalMixin:
         self._mid = []         # [(index in _gates of the measurement channel, qubit, [clbits])]
         self._conditions = []  # [(first gate, end gate, clbit offset, n bits, value)]: if (creg == value)
         self._open_condition = None
+
+    def _load_classical(self, cregs, measurements, mid_measurements, conditions):
+        """Sets the registers and measurements as the C++ QASM reader gives them (Circuit.from_qasm):
+        cregs [(name, size)], terminal measurements [(qubit, clbit)], mid-circuit ones
+        [(gate, qubit, clbits)], conditions [(first gate, end gate, clbit offset, n bits, value)]."""
+        self._cregs = [(name, int(size)) for name, size in cregs]
+        self._terminal = {int(b): int(q) for q, b in measurements}
+        self._mid = [(int(g), int(q), [int(b) for b in bits]) for g, q, bits in mid_measurements]
+        self._conditions = [tuple(int(x) for x in k) for k in conditions]
+
+    def _raw_conditions(self):
+        """[(first gate, end gate, clbit offset, n bits, value)], as the C++ QASM writer and the
+        shot-branching runner take them."""
+        return [tuple(k) for k in self._conditions]
 
     # ---- declarations ---------------------------------------------------------------------------
     def creg(self, name, size):
@@ -180,7 +199,7 @@ class ClassicalMixin:
             self._before_gate([self._terminal[b]])
         self._before_gate([q])
         self._mid.append((len(self._gates), q, [b]))
-        self.kraus_repr([_P0, _P1], q)
+        self.kraus_repr(list(MEASUREMENT_KRAUS), q)
 
     def _before_gate(self, qubits):
         """Called by _add before a gate on `qubits`: their pending measurements become mid-circuit."""
@@ -198,7 +217,7 @@ class ClassicalMixin:
             for b in bits:
                 del self._terminal[b]
             self._mid.append((len(self._gates), int(q), bits))
-            self.kraus_repr([_P0, _P1], int(q))
+            self.kraus_repr(list(MEASUREMENT_KRAUS), int(q))
 
     # ---- counts ---------------------------------------------------------------------------------
     def _key(self, values):
@@ -236,17 +255,17 @@ class ClassicalMixin:
             if name == "reset_channel" and all(r[0] == "const" for r in refs) and \
                     [self._constants[r[1]] for r in refs] == [1.0, 0.0]:
                 continue
-            if name in _CHANNELS:
+            if name in CHANNEL_OPCODES:
                 return False
         return True
 
     def _measured_program(self):
         """(params, encoding, constants, n_clbits, terminal [(qubit, clbit)], mids, conditions) for
         sp._C.quantum_run_measured_circuit."""
-        params, enc, consts = self._encode(detached=True)
+        params, enc, consts = self.encode(detached=True)
         return ([float(v) for v in params.numpy().reshape(-1)], enc, consts, self.n_clbits,
                 [(q, b) for b, q in sorted(self._terminal.items())],
-                [(g, q, list(bits)) for g, q, bits in self._mid], [tuple(k) for k in self._conditions])
+                [(g, q, list(bits)) for g, q, bits in self._mid], self._raw_conditions())
 
     def counts(self, shots, seed=None, method="auto"):
         """{classical-register key: count} over `shots` runs (see the module docstring for the key).
@@ -317,8 +336,7 @@ class ClassicalMixin:
         return dict(sorted(out.items()))
 
     def _sample_outcomes(self, state, qubits, shots, seed, generator):
-        from .noise import DensityMatrix
-        return DensityMatrix._sample(state, qubits, shots, seed, generator, "outcomes").numpy().tolist()
+        return measurement.sample(state, qubits, shots, seed, generator, "outcomes").numpy().tolist()
 
     def _segment(self, start, stop):
         """A circuit of gates [start, stop) sharing this one's angles (values only, no gradient)."""
@@ -336,7 +354,6 @@ class ClassicalMixin:
         the density matrix followed through every branch of mid-circuit outcomes. A conditional
         range reads its register when it starts; in the branches where it holds, its gates and
         channels are applied and its measurements split the branch."""
-        from .noise import DensityMatrix
         dim = 2 ** self.n_qubits
         rho0 = np.zeros((dim, dim), dtype=np.complex128)
         rho0[0, 0] = 1
@@ -352,7 +369,10 @@ class ClassicalMixin:
 
         def run(rho, start, stop):
             seg = self._segment(start, stop)
-            return DensityMatrix(rho).apply(seg).data.detach() if len(seg) else rho
+            if not len(seg):
+                return rho
+            params, enc, consts = seg.encode()
+            return sp.ops.quantum.evolve_density_matrix(params, rho, enc, consts).detach()
 
         def register(values, off, n):
             return sum(values.get(off + i, 0) << i for i in range(n))
@@ -368,11 +388,11 @@ class ClassicalMixin:
                 q, bits = mids[g]
                 nxt = [br for br in branches if not (cond is None or br[3])]
                 for w, rho, values, holds in live:
-                    probs = sp.ops.quantum.probabilities(rho, [q]).numpy()
+                    probs = measurement.probabilities(rho, [q]).numpy()
                     for bit in (0, 1):
                         if probs[bit] * w <= 1e-14:
                             continue
-                        post, _ = sp.ops.quantum.measure(rho, [q], [bit])
+                        post, _ = measurement.measure(rho, [q], [bit])
                         v = dict(values)
                         for b in bits:
                             v[b] = bit

@@ -68,7 +68,7 @@ def run(circuit, observable=None, shots=0, seed=0, gather_state=False, use_mpi=N
     if observable is not None:
         h = observable if isinstance(observable, Hamiltonian) else Hamiltonian(observable)
         paulis, coeffs = h.encode(n)
-    params, enc, consts = circuit._encode()
+    params, enc, consts = circuit.encode()
     params = [float(v) for v in params.detach().numpy().reshape(-1)]
     r = sp._C.quantum_run_circuit(n, enc, params, consts, paulis, coeffs, shots=int(shots), seed=int(seed),
                                   gather_state=bool(gather_state), use_mpi=bool(use_mpi))

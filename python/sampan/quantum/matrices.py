@@ -15,6 +15,8 @@ import numpy as np
 
 import sampan as sp
 
+from . import gates
+
 _C128 = sp.complex128
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -158,34 +160,23 @@ def conjugate_density_matrix(rho, matrix, qubits, n_qubits):
     return dagger(apply_matrix(dagger(a), matrix, qubits, n_qubits))   # (U (U rho)^+)^+ = U rho U^+
 
 
-def _angle_tensors(circuit):
-    """A function from an angle reference of ``circuit`` to a float64 scalar tensor (differentiable
-    in circuit.parameters and in user tensors)."""
-    own = circuit.parameters if circuit._own_values else None
-    ext = [sp.reshape(t, [-1]).to(sp.float64) if t.dtype != sp.float64 else sp.reshape(t, [-1])
-           for t in circuit._external]
-
-    def value(r):
-        if r[0] == "own":
-            return own[r[1]]
-        if r[0] == "ext":
-            return ext[r[1]][r[2]]
-        return sp.tensor(float(circuit._constants[r[1]]), dtype=sp.float64)
-    return value
-
-
 def circuit_gates(circuit):
-    """[(matrix tensor, qubits)] for every gate of ``circuit`` in order."""
-    value = _angle_tensors(circuit)
+    """[(matrix tensor, qubits)] for every gate of ``circuit`` in order, read from its encoding
+    (``circuit.encode()``), so the matrices are differentiable in circuit.parameters and in user
+    angle tensors."""
+    params, enc, consts = circuit.encode()
+
+    def value(slot):
+        return params[slot] if slot >= 0 else sp.tensor(float(consts[-slot - 1]), dtype=sp.float64)
     out = []
-    for name, qubits, refs in circuit._gates:
-        if name == "unitary":
-            _, nc, k, off = refs[0]
-            flat = np.asarray(circuit._constants[off:off + 2 * 4 ** k], dtype=np.float64)
+    for g, qubits, slots, matrix in gates.decode(enc):
+        if g.layout == "unitary":
+            nc, k, off = matrix
+            flat = np.asarray(consts[off:off + 2 * 4 ** k], dtype=np.float64)
             u = (flat[0::2] + 1j * flat[1::2]).reshape(2 ** k, 2 ** k)
             m = sp.tensor(np.ascontiguousarray(_controlled_np(u, nc) if nc else u))
         else:
-            m = gate_matrix(name, [value(r) for r in refs])
+            m = gate_matrix(g.method, [value(s) for s in slots])
         out.append((m, qubits))
     return out
 

@@ -1,6 +1,8 @@
 """OpenQASM 2.0 export and import for ``Circuit``, through the C++ reader and writer
 (sampan/quantum/qasm.h, quantum/src/qasm/; bound as ``sp._C.quantum_parse_qasm`` and
-``sp._C.quantum_to_qasm``), which work on the circuit encoding that ``Circuit._encode`` gives.
+``sp._C.quantum_to_qasm``), which work on the circuit encoding that ``Circuit.encode`` gives.
+``Circuit.from_qasm`` / ``Circuit.to_qasm`` call ``read`` / ``write``; this module knows text and
+encodings, not Circuit (it imports no other module of sampan.quantum).
 
 Qubit order: the qregs of a program are laid out in declaration order (the first qreg's qubit 0
 is circuit qubit 0, the next qreg follows it), exactly as Qiskit lays out ``QuantumCircuit.qubits``;
@@ -39,56 +41,23 @@ matrix gates and noise channels have no OpenQASM 2.0 form: ValueError.
 """
 import sampan as sp
 
-from .circuit import _ARITY, OPCODES
-from .noise import CHANNEL_OPCODES
-
-_GATE_NAMES = {op: name for name, op in OPCODES.items()}
-_KRAUS, _RESET = CHANNEL_OPCODES["kraus_repr"], CHANNEL_OPCODES["reset_channel"]
-
 
 def builtin_gates():
     """{name: (n_params, n_qubits, in the paper's qelib1.inc)} of the gates known without a definition."""
     return dict(sp._C.quantum_qasm_builtin_gates())
 
 
-def to_qasm(circuit):
-    """The circuit as OpenQASM 2.0 text (angles as numbers, current parameter values)."""
-    params, enc, consts = circuit._encode(detached=True)
-    return sp._C.quantum_to_qasm(circuit.n_qubits, enc, consts, [float(v) for v in params.numpy()],
-                                 circuit.classical_registers, circuit.measurements,
-                                 [tuple(m) for m in circuit.mid_circuit_measurements], list(circuit._conditions))
+def write(n_qubits, encoding, constants, params, cregs, measurements, mid_measurements, conditions):
+    """OpenQASM 2.0 text of an encoded circuit (angles as numbers: params are the current values)
+    with its classical registers [(name, size)], terminal measurements [(qubit, clbit)], mid-circuit
+    measurements [(gate, qubit, clbits)] and conditions [(first gate, end gate, clbit offset, n bits,
+    value)]; ValueError for what OpenQASM 2.0 cannot express."""
+    return sp._C.quantum_to_qasm(n_qubits, encoding, constants, params, cregs, measurements,
+                                 [tuple(m) for m in mid_measurements], list(conditions))
 
 
-def from_qasm(text, circuit_class):
-    """Parses OpenQASM 2.0 `text` into a new circuit_class instance (see the module docstring)."""
-    r = sp._C.quantum_parse_qasm(text)
-    c = circuit_class(r["n_qubits"])
-    c._constants = list(r["constants"])
-    const = lambda slot: ("const", -slot - 1)  # the reader writes every angle as a constant
-    enc, i = list(r["encoding"]), 0
-    while i < len(enc):  # the layouts of circuit.h, written by the C++ builder
-        op = enc[i]
-        name = _GATE_NAMES.get(op)
-        if name == "unitary":  # [UNITARY, n_controls, k, controls..., targets..., offset]
-            nc, k = enc[i + 1], enc[i + 2]
-            c._gates.append((name, tuple(enc[i + 3:i + 3 + nc + k]), (("mat", nc, k, enc[i + 3 + nc + k]),)))
-            i += 4 + nc + k
-        elif name is not None:  # [op, qubits..., slots...]
-            nq, npar = _ARITY[name]
-            slots = enc[i + 1 + nq:i + 1 + nq + npar]
-            c._gates.append((name, tuple(enc[i + 1:i + 1 + nq]), tuple(const(s) for s in slots)))
-            i += 1 + nq + npar
-        elif op == _KRAUS:  # [KRAUS, k, m, qubits..., offset]: a mid-circuit measurement
-            k, m = enc[i + 1], enc[i + 2]
-            c._gates.append(("kraus_repr", tuple(enc[i + 3:i + 3 + k]), (("mat", k, m, enc[i + 3 + k]),)))
-            i += 4 + k
-        elif op == _RESET:  # [RESET, q, p0, p1]
-            c._gates.append(("reset_channel", (enc[i + 1],), (const(enc[i + 2]), const(enc[i + 3]))))
-            i += 4
-        else:
-            raise RuntimeError(f"from_qasm: the reader wrote opcode {op}, which this decoder does not know")
-    c._cregs = [(name, int(size)) for name, size in r["cregs"]]
-    c._terminal = {int(b): int(q) for q, b in r["measurements"]}
-    c._mid = [(int(g), int(q), [int(b) for b in bits]) for g, q, bits in r["mid_measurements"]]
-    c._conditions = [tuple(int(x) for x in k) for k in r["conditions"]]
-    return c
+def read(text):
+    """The C++ reader's program for OpenQASM 2.0 `text` (see the module docstring): {n_qubits,
+    encoding (the layouts of circuit.h, every angle a constant), constants, cregs, measurements,
+    mid_measurements, conditions}; ValueError naming the line and column when malformed."""
+    return sp._C.quantum_parse_qasm(text)
