@@ -1,6 +1,6 @@
 """Just-in-time op libraries (sampan.utils.cpp_extension.load): seconds of a cold build and of a
 cache hit, each timed in a fresh interpreter (as a user's second session would see it), for a
-trivial one-op library and for the Lennard-Jones example (custom_ops/examples/lennard_jones, whose
+trivial one-op library and for the Lennard-Jones example (examples/lennard_jones, whose
 README has the table these figures feed). Prints the times and the cache hit as a fraction of
 the build; asserts nothing. (That a cache hit runs no compiler is tested, by recording the
 compiler's calls, in tests/python/test_cpp_extension.py.)
@@ -16,7 +16,7 @@ import textwrap
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-LJ_DIR = REPO / "custom_ops" / "examples" / "lennard_jones"
+LJ_DIR = REPO / "examples" / "lennard_jones"
 
 TRIVIAL_OP = """
 #include "sampan/op.h"

@@ -1,4 +1,4 @@
-"""Workloads for call_op's per-thread shape-function cache (custom_ops/src/dispatch.cpp): runs one
+"""Workloads for call_op's per-thread shape-function cache (framework/src/op/dispatch.cpp): runs one
 workload's step N times after a warm-up, and prints nothing. Compare two builds by instructions per
 step under callgrind (the count does not depend on the machine's load): run with N and with 0 and
 divide the difference by N.

@@ -11,7 +11,7 @@
 #   <scripts>/sampan-lmp                 the LAMMPS driver, where LAMMPS is built
 #
 # scikit-build-core installs into the wheel's platlib, so <prefix> is site-packages. Included from
-# the top-level CMakeLists.txt after the targets it names and before custom_ops/examples (whose
+# the top-level CMakeLists.txt after the targets it names and before examples/ (whose
 # sampan_add_op_library() writes the build record, so it must see the output folder set here).
 #
 # Nothing here changes what `make build` builds: the rules are on by default only in a wheel build
@@ -116,8 +116,8 @@ install(CODE "set(SAMPAN_RECORD_IN \"${SAMPAN_BUILD_CONFIG_JSON}\")
 # ---------------------------------------------------------------------------------------------
 # The op author's headers and CMake package
 # ---------------------------------------------------------------------------------------------
-# Both folders hold include/sampan/: they merge into one, the single include folder of the record.
-install(DIRECTORY "${PROJECT_SOURCE_DIR}/framework/include/" "${PROJECT_SOURCE_DIR}/custom_ops/include/"
+# framework/include/sampan/: the single include folder of the record.
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/framework/include/"
         DESTINATION "${_sampan_install_include}" FILES_MATCHING PATTERN "*.h" PATTERN "*.cuh")
 install(EXPORT sampanTargets NAMESPACE sampan:: DESTINATION "${_sampan_install_cmake}"
         FILE sampanTargets.cmake)

@@ -6,7 +6,7 @@
 #      SAMPAN_RECORD_CORE         the file name of libsampan_core.so
 #
 # The copy differs in two fields, both made relative to the copy's own folder: include_dirs
-# (the installed include/, where framework/include and custom_ops/include are merged) and
+# (the installed include/, a copy of framework/include) and
 # core_library. Relative, because a wheel is installed into a staging folder and moved into
 # site-packages later: no absolute path written now would be right.
 if(NOT EXISTS "${SAMPAN_RECORD_IN}")

@@ -4,11 +4,13 @@
 #   sampan_add_op_library(<name> SOURCES a.cpp b.cpp [CUDA_SOURCES k.cu ...] [OUTPUT_DIRECTORY dir])
 #
 # builds lib<name>.so against sampan: -O3, C++17, -fPIC, OpenMP, sampan's public headers
-# (framework/include, custom_ops/include) and SAMPAN_ABI_VERSION, linked to libsampan_core.so.
+# (framework/include) and SAMPAN_ABI_VERSION, linked to libsampan_core.so.
 # Load it with `sampan::load_op_library(path)` in C++ or `sp.load_op_library(path)` in Python.
 # CUDA_SOURCES are compiled with nvcc, and SAMPAN_CUDA_KERNELS=1 is defined for every source of
 # the library, only where the CUDA language is enabled in the calling project; elsewhere they are
-# skipped with a status message and the library has its CPU kernels only.
+# skipped with a status message and the library has its CPU kernels only. A `.cu` file listed in
+# SOURCES is an op in one file (its CUDA parts under `#if defined(__CUDACC__)`): compiled with
+# nvcc where CUDA is enabled, and as C++ elsewhere (docs/examples/morse/morse_op.cu).
 #
 # The single flag record
 # ----------------------
@@ -35,7 +37,7 @@
 #                                                # package: docs/install.md
 #   sampan_add_op_library(my_ops SOURCES my_op.cpp CUDA_SOURCES my_kernels.cu)
 #
-# custom_ops/examples/lennard_jones/CMakeLists.txt is such a project when configured on its own.
+# examples/lennard_jones/CMakeLists.txt is such a project when configured on its own.
 include_guard(GLOBAL)
 
 # Where the record lives: next to the Python package's _C module and libsampan_core.so, which is
@@ -109,7 +111,7 @@ function(_sampan_write_build_config)
   separate_arguments(openmp_flags UNIX_COMMAND "${OpenMP_CXX_FLAGS}")
   set(cxx_flags -O3 -DNDEBUG -std=c++17 -fPIC ${openmp_flags})
   set(link_flags -shared ${openmp_flags})
-  set(include_dirs "${PROJECT_SOURCE_DIR}/framework/include" "${PROJECT_SOURCE_DIR}/custom_ops/include")
+  set(include_dirs "${PROJECT_SOURCE_DIR}/framework/include")
   set(definitions "SAMPAN_ABI_VERSION=${SAMPAN_ABI_VERSION}")
   get_target_property(core_dir sampan_core LIBRARY_OUTPUT_DIRECTORY)
   if(NOT core_dir)
@@ -262,6 +264,23 @@ function(sampan_add_op_library name)
     else()
       message(STATUS "sampan_add_op_library(${name}): CUDA is not enabled in this project (no nvcc, "
         "or no enable_language(CUDA)); ${ARG_CUDA_SOURCES} skipped, CPU kernels only")
+    endif()
+  endif()
+
+  # .cu files among SOURCES: nvcc where CUDA is enabled, else compiled as C++.
+  set(one_file_ops "")
+  foreach(src IN LISTS ARG_SOURCES)
+    if(src MATCHES "\\.cu$")
+      list(APPEND one_file_ops "${src}")
+    endif()
+  endforeach()
+  if(one_file_ops)
+    get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+    if("CUDA" IN_LIST languages AND CMAKE_CUDA_COMPILER)
+      list(APPEND cuda_sources ${one_file_ops})
+      list(REMOVE_ITEM ARG_SOURCES ${one_file_ops})
+    else()
+      set_source_files_properties(${one_file_ops} PROPERTIES LANGUAGE CXX COMPILE_OPTIONS "-xc++")
     endif()
   endif()
 

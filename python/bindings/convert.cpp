@@ -226,7 +226,11 @@ Values to_values(const OpSchema& op, const py::args& args, const py::kwargs* kwa
     py::handle h = slot[i];
     const ArgKind kind = op.arg_kinds[i];
     if (!h) {
-      if (kind == ArgKind::OptionalTensor) continue;  // monostate: absent
+      if (i < op.defaults.size() && op.defaults[i]) {  // the op's declared default
+        values[i] = *op.defaults[i];
+        continue;
+      }
+      if (kind == ArgKind::OptionalTensor) continue;  // monostate: absent (by keyword calls)
       throw TypeError("op '" + op.name + "': missing argument '" + op.arg_names[i] + "' (" +
                       op.signature() + ")");
     }

@@ -49,6 +49,19 @@ class PyOpHandle {
   const OpSchema* op_;
 };
 
+// A default value as Python: lists become tuples (immutable, so a shared default stays unchanged).
+struct DefaultToPython {
+  py::object operator()(std::monostate) const { return py::none(); }
+  py::object operator()(const Tensor& t) const { return py::cast(t); }
+  py::object operator()(const std::vector<Tensor>& l) const { return py::tuple(py::cast(l)); }
+  py::object operator()(bool b) const { return py::bool_(b); }
+  py::object operator()(int64_t i) const { return py::int_(i); }
+  py::object operator()(double d) const { return py::float_(d); }
+  py::object operator()(const std::string& s) const { return py::str(s); }
+  template <class T> py::object operator()(const std::vector<T>& l) const { return py::tuple(py::cast(l)); }
+};
+py::object default_to_python(const Value& v) { return std::visit(DefaultToPython{}, v); }
+
 py::dict schema_dict(const OpSchema& op) {
   py::dict d;
   d["name"] = op.name;
@@ -69,6 +82,14 @@ py::dict schema_dict(const OpSchema& op) {
   py::list dtypes;
   for (DType t : op.dtypes) dtypes.append(dtype_object(t));
   d["dtypes"] = dtypes;
+  py::dict defaults;  // argument name -> default, for the trailing arguments that have one
+  for (size_t i = 0; i < op.defaults.size(); ++i)
+    if (op.defaults[i]) defaults[py::str(op.arg_names[i])] = default_to_python(*op.defaults[i]);
+  d["defaults"] = defaults;
+  py::list devices;
+  for (const auto& kv : op.kernels) devices.append(kv.first == DeviceType::CPU ? "cpu" : "cuda");
+  d["devices"] = devices;
+  d["has_samples"] = !op.samples.empty();
   return d;
 }
 
@@ -123,7 +144,8 @@ void init_ops(py::module_& m) {
   m.def("op_schema", [](const std::string& name) { return schema_dict(find_op(name)); }, py::arg("name"),
         "The schema of op `name` as a dict: name, namespace, short_name, doc, signature, library, "
         "arg_names, arg_kinds, output_names, nondifferentiable, once_differentiable, inplace, "
-        "views, dtypes.");
+        "views, dtypes, defaults (argument name -> default), devices (those with a kernel), "
+        "has_samples.");
   m.def("has_op", [](const std::string& name) { return find_op_if(name) != nullptr; }, py::arg("name"));
   // einsum is a C++ composition of registered ops (not an op itself), so it is bound by hand.
   m.def("einsum", [](const std::string& equation, const std::vector<Tensor>& operands) {

@@ -30,11 +30,16 @@ void init_testing(py::module_& m) {
 
   m.def("check_op", [](const std::string& name, const py::args& sample_args, const CheckOpOptions& options) {
     const OpSchema& op = find_op(name);
+    if (sample_args.empty()) {  // the samples the op declares
+      py::gil_scoped_release nogil;
+      return check_op(op, options);
+    }
     Values values = to_values(op, sample_args, nullptr);
     py::gil_scoped_release nogil;
     return check_op(op, values, options);
   }, py::arg("name"), py::arg("options"),
-     "Runs the generic op checks on op `name` with the sample arguments (converted by the schema).");
+     "Runs the generic op checks on op `name` with the sample arguments (converted by the schema), "
+     "or, given none, with every sample the op declares.");
 }
 
 }  // namespace sampan::python

@@ -3,7 +3,7 @@ op, the ops of namespace ``core`` also as ``sp.<name>`` and as Tensor methods.
 
 Each function is real Python code generated from the op's schema (``_C.op_schema``): its
 parameters carry the schema's argument names (so ``inspect.signature`` and keyword calls work),
-defaults come from the small tables below, and ``__doc__`` is the schema's signature and doc.
+defaults are the op's declared ones (``schema["defaults"]``), and ``__doc__`` is the schema's signature and doc.
 The body calls ``_C.OpHandle(name)``, the one generic binding, which converts each argument by
 its kind (Python scalars for tensor arguments take the dtype of the call's first tensor).
 
@@ -23,48 +23,11 @@ import types
 from . import _C
 from ._C import Tensor
 
-# ---- defaults --------------------------------------------------------------------------------
-# An argument gets a default only when all arguments after it have one too.
+# ---- defaults ----
+# Each op declares its defaults (``.defaults(...)`` in its SAMPAN_OP, None for optional tensors);
+# the schema carries them as ``schema["defaults"]``, argument name -> value, trailing only.
 
 _NO_DEFAULT = object()
-
-# By (argument name, kind), for every op.
-_DEFAULTS_BY_ARG = {
-    ("keepdim", "bool"): False,
-    ("axes", "List[int]"): (),  # the reductions' "all axes"; squeeze's "all size-1 axes"
-}
-
-# By op (override the rules above; _NO_DEFAULT removes a default).
-_DEFAULTS_BY_OP = {
-    "core::full": {"dtype": "float32"},
-    "core::arange": {"step": 1.0, "dtype": "int64"},
-    "core::linspace": {"dtype": "float32"},
-    "core::eye": {"m": -1, "dtype": "float32"},                  # m = -1: square
-    "core::diagonal": {"offset": 0, "axis1": 0, "axis2": 1},
-    "core::diagonal_scatter": {"offset": 0, "axis1": 0, "axis2": 1},
-    "core::argmax": {"axis": ()},                                # empty: over the flattened tensor
-    "core::argmin": {"axis": ()},
-    "core::norm": {"ord": 2.0},
-    "core::var": {"ddof": 0.0},                                  # NumPy's default (not PyTorch's 1)
-    "core::std": {"ddof": 0.0},
-    "core::cumsum": {"reverse": False},
-    "core::softmax": {"axis": -1},
-    "core::log_softmax": {"axis": -1},
-    "core::softplus": {"beta": 1.0, "threshold": 20.0},          # PyTorch's
-    "core::sort": {"axis": -1, "descending": False},
-    "core::topk": {"axis": -1, "largest": True},
-    "core::concat": {"axis": 0},
-    "core::stack": {"axis": 0},
-    "core::pad": {"value": 0.0},
-    "core::one_hot": {"num_classes": -1},                        # -1: max(index) + 1
-    "core::segment_sum": {"num_segments": -1},                   # -1: max(id) + 1
-    "core::segment_mean": {"num_segments": -1},
-    "core::segment_max": {"num_segments": -1},
-    "core::segment_min": {"num_segments": -1},
-    "core::segment_count": {"num_segments": -1},
-    "core::gather_add_scatter": {"num_segments": -1},
-    "core::batch_norm_train": {"eps": 1e-5},
-}
 
 # Tensor methods whose only argument after the tensor is a list of ints also take the ints as
 # separate arguments: x.reshape(2, 3), x.permute(1, 0), x.squeeze().
@@ -75,23 +38,9 @@ _VARARGS_KINDS = ["Tensor", "List[int]"]
 _NOT_METHODS = {"where", "polar", "complex"}
 
 
-def _defaults(schema, kinds):
-    names = schema["arg_names"]
-    per_op = _DEFAULTS_BY_OP.get(schema["name"], {})
-    values = []
-    for name, kind in zip(names, kinds):
-        if name in per_op:
-            values.append(per_op[name])
-        elif kind == "Optional[Tensor]":
-            values.append(None)
-        else:
-            values.append(_DEFAULTS_BY_ARG.get((name, kind), _NO_DEFAULT))
-    # Python needs defaults to trail: keep only the last run of them.
-    for i in range(len(values) - 1, -1, -1):
-        if values[i] is _NO_DEFAULT:
-            values[:i] = [_NO_DEFAULT] * i
-            break
-    return values
+def _defaults(schema):
+    declared = schema["defaults"]
+    return [declared.get(name, _NO_DEFAULT) for name in schema["arg_names"]]
 
 
 def _python_name(name):
@@ -105,7 +54,8 @@ def _python_name(name):
 def _doc(schema):
     outputs = ", ".join(schema["output_names"])
     lines = [schema["signature"], "", schema["doc"] or "(no description)", "",
-             f"Op ``{schema['name']}`` from library '{schema['library']}'; returns {outputs}."]
+             f"Op ``{schema['name']}`` from library '{schema['library']}'; returns {outputs}.",
+             "Devices: " + ", ".join(schema["devices"]) + "."]
     if schema["nondifferentiable"]:
         lines.append("Not differentiable.")
     elif schema["once_differentiable"]:
@@ -118,7 +68,7 @@ def make_function(op_name):
     schema = _C.op_schema(op_name)
     kinds = schema["arg_kinds"]
     params = [_python_name(n) for n in schema["arg_names"]]
-    defaults = _defaults(schema, kinds)
+    defaults = _defaults(schema)
     fname = _python_name(schema["short_name"])
     env = {"__sampan_call": _C.OpHandle(op_name)}
     sig = []

@@ -24,7 +24,7 @@ from sampan.utils import cpp_extension
 from sampan.utils.cpp_extension import BuildError, CompilerNotFoundError, load
 
 REPO = Path(__file__).resolve().parents[2]
-LJ_DIR = REPO / "custom_ops" / "examples" / "lennard_jones"
+LJ_DIR = REPO / "examples" / "lennard_jones"
 PACKAGE_PARENT = str(Path(sp.__file__).resolve().parent.parent)
 HAVE_NVCC = bool(cpp_extension.build_config().get("cuda", {}).get("available"))
 

@@ -2,7 +2,7 @@
 // (grid-stride) over the per-slot functions of env_mat_slot.h, the same code the CPU runs. The
 // backward does both halves in one thread and scatters with atomicAdd (CPU: a serial scatter in
 // slot order), so its last bits may differ from the CPU and from run to run.
-// Compiled only where nvcc exists; not yet run on a GPU (none on the development machine).
+// Compiled only where nvcc exists; run on an H200 (the CPU's bits; docs/gpu.md).
 #include "kernels/atomic_add.cuh"
 #include "kernels/env_mat_kernels.h"
 

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "md/lj_kernels.h"
+#include "ops/op_samples.h"
 #include "sampan/deepmd/md/lennard_jones.h"
 #include "sampan/dispatch.h"
 #include "sampan/op.h"
@@ -170,7 +171,8 @@ SAMPAN_OP(deepmd, lj_energy)
     .shape(energy_shape)
     .cpu(energy_kernel)
     .vjp(energy_vjp)
-    .dtypes({DType::Float32, DType::Float64});
+    .dtypes({DType::Float32, DType::Float64})
+    .sample(sampan::deepmd::samples::lj);
 
 SAMPAN_OP(deepmd, lj_gradients)
     .doc(std::string("Gradients of deepmd.lj_energy: (dE/dpos [N, 3], dE/dshifts [P, 3]); the forces are "
@@ -181,4 +183,5 @@ SAMPAN_OP(deepmd, lj_gradients)
     .cpu(gradients_kernel)
     .vjp(gradients_vjp)
     .once_differentiable()
-    .dtypes({DType::Float32, DType::Float64});
+    .dtypes({DType::Float32, DType::Float64})
+    .sample(sampan::deepmd::samples::lj);

@@ -24,6 +24,8 @@
 #include "sampan/error.h"
 #include "sampan/op.h"
 #include "sampan/ops.h"
+#include "sampan/testing/samples.h"
+#include "op_samples.h"
 
 namespace sampan::deepmd {
 
@@ -341,7 +343,8 @@ SAMPAN_OP(deepmd, prod_env_mat_a)
       return prod_env_mat_a_backward<Cpu>(ctx);
     })
     .once_differentiable()
-    .dtypes(kFloatTypes);
+    .dtypes(kFloatTypes)
+    .sample([] { auto s = samples::se_a(); return Values{s.coord, s.atype, s.nlist, s.davg, s.dstd, s.rcut, s.rcut_smth}; });
 
 SAMPAN_OP(deepmd, prod_force_se_a)
     .doc("Forces from dE/d em (DeePMD-kit ProdForceSeA): force [nall, 3] with F_i -= sum a d and "
@@ -368,7 +371,9 @@ SAMPAN_OP(deepmd, prod_force_se_a)
       if (ctx.needs_grad(1)) grads[1] = outer_q_b(a, neighbor_minus_centre(g, nlist));
       return grads;
     })
-    .dtypes(kFloatTypes);
+    .dtypes(kFloatTypes)
+    .cuda_nondeterministic()  // forces/virials scatter with atomicAdd on the GPU
+    .sample([] { auto s = samples::se_a(); return Values{s.net_deriv, s.em_deriv, s.nlist, s.nall}; });
 
 SAMPAN_OP(deepmd, prod_force_se_a_grad)
     .doc("The transpose of prod_force_se_a in net_deriv (DeePMD-kit ProdForceSeAGrad): grad_net [nloc, nnei*4] "
@@ -399,7 +404,8 @@ SAMPAN_OP(deepmd, prod_force_se_a_grad)
       if (ctx.needs_grad(1)) grads[1] = outer_q_b(h, neighbor_minus_centre(g, nlist));
       return grads;
     })
-    .dtypes(kFloatTypes);
+    .dtypes(kFloatTypes)
+    .sample([] { auto s = samples::se_a(); return Values{s.grad_force, s.em_deriv, s.nlist}; });
 
 SAMPAN_OP(deepmd, prod_virial_se_a)
     .doc("Virial from dE/d em (DeePMD-kit ProdVirialSeA): virial [9] W_ab = sum a d_a R_b over filled slots "
@@ -434,7 +440,9 @@ SAMPAN_OP(deepmd, prod_virial_se_a)
       }
       return grads;
     })
-    .dtypes(kFloatTypes);
+    .dtypes(kFloatTypes)
+    .cuda_nondeterministic()  // forces/virials scatter with atomicAdd on the GPU
+    .sample([] { auto s = samples::se_a(); return Values{s.net_deriv, s.em_deriv, s.rij, s.nlist, s.nall}; });
 
 SAMPAN_OP(deepmd, prod_virial_se_a_grad)
     .doc("The transpose of prod_virial_se_a in net_deriv (DeePMD-kit ProdVirialSeAGrad, plus the atom-virial "
@@ -482,7 +490,8 @@ SAMPAN_OP(deepmd, prod_virial_se_a_grad)
       }
       return grads;
     })
-    .dtypes(kFloatTypes);
+    .dtypes(kFloatTypes)
+    .sample([] { auto s = samples::se_a(); return Values{s.grad_virial, s.grad_atom_virial, s.em_deriv, s.rij, s.nlist}; });
 
 }  // namespace sampan::deepmd
 

@@ -2,7 +2,7 @@
 // same per-column and per-element functions (batch_norm_element.h). One thread per column folds
 // its rows in order into a double accumulator (as the CPU does: the same statistics bits), then
 // one thread per element writes the output. Deterministic, no atomics. Compiled only where nvcc
-// exists; not yet run on a GPU.
+// exists; run on an H200 (the CPU's bits; docs/gpu.md).
 #include "batch_norm_element.h"
 #include "batch_norm_kernels_cuda.h"
 #include "sampan/cuda_launch.cuh"

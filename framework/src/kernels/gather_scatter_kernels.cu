@@ -2,7 +2,8 @@
 // (segment s, column c) folds the messages x[gather[e], c] + edge[e, c] of the edges of s in
 // increasing edge order, through a stable order of the edges by segment built on the host
 // (rows_by_segment.h), with the per-element functions of segment_fold.h: the CPU's operations in
-// the CPU's order, no atomics, the same bits. Compiled only where nvcc exists; not yet run on a GPU.
+// the CPU's order, no atomics, the same bits. Compiled only where nvcc exists; run on an H200
+// (the CPU's bits; docs/gpu.md).
 #include "sampan/cuda_launch.cuh"
 #include "graph_kernels_cuda.h"
 #include "rows_by_segment.h"

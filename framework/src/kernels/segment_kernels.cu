@@ -5,7 +5,7 @@
 // as the CPU: no atomics, deterministic, the same bits. segment_count is the exception: one thread
 // per row adds 1 to its segment's count with an integer atomicAdd (the rows are counted in any
 // order, unlike the CPU's increasing order, but integer addition is exact: the same counts).
-// Compiled only where nvcc exists; not yet run on a GPU (none on the development machine).
+// Compiled only where nvcc exists; run on an H200 (the CPU's bits; docs/gpu.md).
 #include <vector>
 
 #include "sampan/cuda_launch.cuh"

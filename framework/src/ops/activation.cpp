@@ -6,6 +6,9 @@
 #include <type_traits>
 
 #include "unary_support.h"
+#include "sample_support.h"
+
+using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
 namespace sampan {
 
@@ -112,10 +115,13 @@ SAMPAN_UNARY_OP(sigmoid, "The logistic function 1 / (1 + exp(-x)).", detail::flo
                   Tensor s = c.output(0);  // d sigmoid = s (1 - s)
                   return {mul(c.grad_output(0), conj(mul(s, 1.0 - s)))};
                 })
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; });
 SAMPAN_UNARY_OP(relu, "max(x, 0) (NaN propagates; keeps integer dtypes).", detail::real_numeric_unary_spec,
                 detail::VisitReal, detail::kRealDTypes, Relu, relu_vjp)
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; });
 SAMPAN_UNARY_INPLACE_OP(relu_, "max(x, 0).", detail::real_numeric_unary_spec, detail::VisitReal,
                         detail::kRealDTypes, Relu, relu_vjp)
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; });
 SAMPAN_UNARY_OP(gelu, "The exact GELU x * Phi(x) = x/2 (1 + erf(x / sqrt 2)).", detail::real_floating_unary_spec,
                 detail::VisitFloating, detail::kFloatingDTypes, Gelu, [](const VjpContext& c) -> Grads {
                   // d (x Phi(x)) = Phi(x) + x phi(x), phi the standard normal density
@@ -124,6 +130,7 @@ SAMPAN_UNARY_OP(gelu, "The exact GELU x * Phi(x) = x/2 (1 + erf(x / sqrt 2)).", 
                   Tensor pdf = exp(x * x * -0.5) * kInvSqrtTwoPi;
                   return {mul(c.grad_output(0), cdf + x * pdf)};
                 })
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; });
 SAMPAN_UNARY_OP(silu, "x * sigmoid(x) (also called swish).", detail::real_floating_unary_spec,
                 detail::VisitFloating, detail::kFloatingDTypes, Silu, [](const VjpContext& c) -> Grads {
                   // d (x s) = s + x s (1 - s) = s (1 + x (1 - s))
@@ -131,12 +138,14 @@ SAMPAN_UNARY_OP(silu, "x * sigmoid(x) (also called swish).", detail::real_floati
                   Tensor s = sigmoid(x);
                   return {mul(c.grad_output(0), s * (x * (1.0 - s) + 1.0))};
                 })
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; });
 
 SAMPAN_OP(core, softplus)
     .doc("log(1 + exp(beta x)) / beta, and x itself where beta x > threshold (as PyTorch). Computed "
          "as (max(z, 0) + log1p(exp(-|z|))) / beta with z = beta x, which neither overflows nor loses "
          "the small values.")
     .args("x", "beta", "threshold")
+    .defaults({{"beta", 1.0}, {"threshold", 20.0}})  // PyTorch's
     .outputs("out")
     .shape([](const TensorSpec& x, double beta, double) {
       check_beta(beta);
@@ -159,7 +168,8 @@ SAMPAN_OP(core, softplus)
       Tensor x = c.input(0), g = c.grad_output(0);
       Tensor z = x * c.attr<double>(1);
       return {where(gt(z, scalar_like(c.attr<double>(2), z)), g, mul(g, sigmoid(z)))};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31), 1.0, 20.0}, {f64({2, 3}), 1.5, 2.0}}; });
 
 SAMPAN_OP(core, clamp)
     .doc("min(max(x, min), max); a NaN bound means no bound on that side. Integer x with a "
@@ -169,7 +179,8 @@ SAMPAN_OP(core, clamp)
     .shape(clamp_spec)
     .dtypes(detail::kRealDTypes)
     .cpu([](const Tensor& x, double min, double max, Tensor& out) { clamp_kernel("core::clamp", x, min, max, out); })
-    .vjp(clamp_vjp);
+    .vjp(clamp_vjp)
+    .samples([] { return std::vector<Values>{{f64({2, 3}), 0.8, 1.9}, {f64({2, 3}), 0.8, std::nan("")}}; });
 
 SAMPAN_OP(core, clamp_)
     .doc("min(max(x, min), max) written into x; a NaN bound means no bound on that side.")
@@ -179,7 +190,8 @@ SAMPAN_OP(core, clamp_)
     .shape(clamp_inplace_spec)
     .dtypes(detail::kRealDTypes)
     .cpu([](const Tensor& x, double min, double max, Tensor& out) { clamp_kernel("core::clamp_", x, min, max, out); })
-    .vjp(clamp_vjp);
+    .vjp(clamp_vjp)
+    .samples([] { return std::vector<Values>{{f64({2, 3}), 0.8, 1.9}}; });
 
 SAMPAN_OP(core, relu_backward)
     .doc("relu's gradient: grad where x > 0, else 0 (x and grad broadcast, dtypes promoted). "
@@ -204,7 +216,8 @@ SAMPAN_OP(core, relu_backward)
         detail::binary_loop<T, T>(xc, gc, out, ReluBackward{});
       });
     })
-    .vjp([](const VjpContext& c) -> Grads { return {Tensor(), relu_backward(c.input(0), c.grad_output(0))}; });
+    .vjp([](const VjpContext& c) -> Grads { return {Tensor(), relu_backward(c.input(0), c.grad_output(0))}; })
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31), f64({2, 3}, 0.2, 0.4)}, {f64({2, 3}, -1.0, 0.31), f64({3}, 0.2, 0.4)}}; });
 
 SAMPAN_UNARY_API(sigmoid)
 SAMPAN_UNARY_API(relu)

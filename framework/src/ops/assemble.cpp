@@ -7,6 +7,9 @@
 #include "elementwise_support.h"
 #include "index_support.h"
 #include "../kernels/axis_loop.h"
+#include "sample_support.h"
+
+using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
 namespace sampan {
 
@@ -65,6 +68,7 @@ int64_t stack_axis(int64_t axis, int64_t ndim) {
 SAMPAN_OP(core, concat)
     .doc("Joins tensors along an existing `axis`; sizes must match elsewhere; dtypes promote.")
     .args("tensors", "axis")
+    .defaults({{"axis", 0}})
     .outputs("out")
     .shape([](const std::vector<TensorSpec>& ts, int64_t axis) {
       int64_t d;
@@ -93,11 +97,13 @@ SAMPAN_OP(core, concat)
         off += n;
       }
       return r;
-    });
+    })
+    .samples([] { return std::vector<Values>{{std::vector<Tensor>{f64({2, 3}), f64({2, 1}, 0.9)}, int64_t(1)}}; });
 
 SAMPAN_OP(core, stack)
     .doc("Joins tensors of one shape along a new `axis` (in -(rank+1) .. rank); dtypes promote.")
     .args("tensors", "axis")
+    .defaults({{"axis", 0}})
     .outputs("out")
     .shape([](const std::vector<TensorSpec>& ts, int64_t axis) {
       if (ts.empty()) throw ValueError("stack: needs at least one tensor");
@@ -128,12 +134,14 @@ SAMPAN_OP(core, stack)
       Grads r;
       for (size_t i = 0; i < ts.size(); ++i) r.push_back(c.needs_grad(i) ? select(g, d, static_cast<int64_t>(i)) : Tensor());
       return r;
-    });
+    })
+    .samples([] { return std::vector<Values>{{std::vector<Tensor>{f64({2, 3}), f64({2, 3}, 0.9)}, int64_t(-1)}}; });
 
 SAMPAN_OP(core, pad)
     .doc("x surrounded by `value`: pads = (before_0, after_0, before_1, after_1, ...) for every "
          "dimension, each >= 0 (constant mode; see sampan::pad for reflect/replicate/circular).")
     .args("x", "pads", "value")
+    .defaults({{"value", 0.0}})
     .outputs("out")
     .shape([](const TensorSpec& x, const std::vector<int64_t>& pads, double) {
       check_pads(x.shape, pads);
@@ -145,7 +153,8 @@ SAMPAN_OP(core, pad)
       copy_(out, scalar_tensor(value, x.dtype()));
       copy_(unpad(out, pads), x);
     })
-    .vjp([](const VjpContext& c) -> Grads { return {unpad(c.grad_output(0), c.attr<std::vector<int64_t>>(1))}; });
+    .vjp([](const VjpContext& c) -> Grads { return {unpad(c.grad_output(0), c.attr<std::vector<int64_t>>(1))}; })
+    .samples([] { return std::vector<Values>{{f64({2, 3}), IntList{1, 0, 2, 1}, 0.5}}; });
 
 SAMPAN_OP(core, repeat_index)
     .doc("[0]*repeats[0] + [1]*repeats[1] + ... as int64: the index behind repeat_interleave. Its "
@@ -171,7 +180,8 @@ SAMPAN_OP(core, repeat_index)
       int64_t* o = out.data<int64_t>();
       for (int64_t i = 0, k = 0; i < r.numel(); ++i)
         for (int64_t j = 0; j < p[i]; ++j) o[k++] = i;
-    });
+    })
+    .samples([] { return std::vector<Values>{{from_vector({2, 0, 1}, {3}, DType::Int64)}}; });
 
 // ------------------------------------------------------------------------------------------
 // C++ API

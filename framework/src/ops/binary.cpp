@@ -8,6 +8,9 @@
 
 #include "sampan/ops.h"
 #include "elementwise_support.h"
+#include "sample_support.h"
+
+using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
 namespace sampan {
 
@@ -89,14 +92,15 @@ struct Div { template <class T> T operator()(T a, T b) const { return a / b; } }
 }  // namespace
 
 // Gradients of complex ops follow PyTorch: grad_x = grad_out * conj(d out / d x).
-#define SAMPAN_BINARY_OP(NAME, FN, DOC, SPEC, VJP)                                            \
+#define SAMPAN_BINARY_OP(NAME, FN, DOC, SPEC, VJP, SAMPLES, INPLACE_SAMPLES)                                       \
   SAMPAN_OP(core, NAME)                                                                       \
       .doc(DOC)                                                                               \
       .args("x", "y")                                                                         \
       .outputs("out")                                                                         \
       .shape(SPEC)                                                                            \
       .cpu([](const Tensor& x, const Tensor& y, Tensor& out) { promoted_binary("core::" #NAME, x, y, out, FN{}); }) \
-      .vjp(VJP);                                                                              \
+      .vjp(VJP)                                                                               \
+      .samples(SAMPLES);                                                                      \
   SAMPAN_OP(core, NAME##_)                                                                    \
       .doc(DOC " In place: the result is written into x.")                                   \
       .args("x", "y")                                                                         \
@@ -104,7 +108,8 @@ struct Div { template <class T> T operator()(T a, T b) const { return a / b; } }
       .inplace(0, 0)                                                                          \
       .shape(inplace_spec)                                                                    \
       .cpu([](const Tensor& x, const Tensor& y, Tensor& out) { promoted_binary("core::" #NAME "_", x, y, out, FN{}); }) \
-      .vjp(VJP);
+      .vjp(VJP)                                                                               \
+      .samples(INPLACE_SAMPLES);
 
 Grads add_vjp(const VjpContext& c) { return {c.grad_output(0), c.grad_output(0)}; }
 Grads sub_vjp(const VjpContext& c) { return {c.grad_output(0), neg(c.grad_output(0))}; }
@@ -120,10 +125,18 @@ Grads div_vjp(const VjpContext& c) {
   return {c.needs_grad(0) ? gx : Tensor(), c.needs_grad(1) ? neg(mul(gx, conj(div(c.input(0), y)))) : Tensor()};
 }
 
-SAMPAN_BINARY_OP(add, Add, "x + y with broadcasting.", detail::broadcast_spec, add_vjp)
-SAMPAN_BINARY_OP(sub, Sub, "x - y with broadcasting.", detail::broadcast_spec, sub_vjp)
-SAMPAN_BINARY_OP(mul, Mul, "x * y with broadcasting.", detail::broadcast_spec, mul_vjp)
-SAMPAN_BINARY_OP(div, Div, "x / y with broadcasting (true division).", div_spec, div_vjp)
+SAMPAN_BINARY_OP(add, Add, "x + y with broadcasting.", detail::broadcast_spec, add_vjp,
+                 ([] { return std::vector<Values>{{f64({2, 3}), f64({3})}, {c128({3}), c128({3}, -0.5)}}; }),
+                 ([] { return std::vector<Values>{{f64({2, 3}), f64({3})}}; }))
+SAMPAN_BINARY_OP(sub, Sub, "x - y with broadcasting.", detail::broadcast_spec, sub_vjp,
+                 ([] { return std::vector<Values>{{f64({2, 3}), f64({2, 1})}}; }),
+                 ([] { return std::vector<Values>{{f64({2, 3}), f64({3})}}; }))
+SAMPAN_BINARY_OP(mul, Mul, "x * y with broadcasting.", detail::broadcast_spec, mul_vjp,
+                 ([] { return std::vector<Values>{{f64({2, 3}), f64({3})}, {c128({3}), c128({3}, 0.9)}}; }),
+                 ([] { return std::vector<Values>{{f64({2, 3}), f64({3})}}; }))
+SAMPAN_BINARY_OP(div, Div, "x / y with broadcasting (true division).", div_spec, div_vjp,
+                 ([] { return std::vector<Values>{{f64({2, 3}), f64({3}, 1.0)}}; }),
+                 ([] { return std::vector<Values>{{f64({2, 3}), f64({3}, 1.0)}}; }))
 #undef SAMPAN_BINARY_OP
 
 #define SAMPAN_BINARY_API(NAME)                            \
@@ -326,7 +339,8 @@ SAMPAN_OP(core, pow)
                           "integers to negative integer powers are not allowed: 'y' has a negative "
                           "element (convert 'x' to a floating dtype)");
     })
-    .vjp(pow_vjp);
+    .vjp(pow_vjp)
+    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3}, -1.0, 0.31)}, {c128({3}), c128({3}, 0.5)}}; });
 
 SAMPAN_OP(core, maximum)
     .doc("Elementwise larger of x and y (NaN wins). The gradient goes to the larger input and is "
@@ -338,7 +352,8 @@ SAMPAN_OP(core, maximum)
     .cpu([](const Tensor& x, const Tensor& y, Tensor& out) {
       promoted_binary("core::maximum", x, y, out, Maximum{}, VisitReal{});
     })
-    .vjp([](const VjpContext& c) { return extremum_vjp(c, true); });
+    .vjp([](const VjpContext& c) { return extremum_vjp(c, true); })
+    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3}, 0.9)}}; });
 
 SAMPAN_OP(core, minimum)
     .doc("Elementwise smaller of x and y (NaN wins). The gradient goes to the smaller input and is "
@@ -350,7 +365,8 @@ SAMPAN_OP(core, minimum)
     .cpu([](const Tensor& x, const Tensor& y, Tensor& out) {
       promoted_binary("core::minimum", x, y, out, Minimum{}, VisitReal{});
     })
-    .vjp([](const VjpContext& c) { return extremum_vjp(c, false); });
+    .vjp([](const VjpContext& c) { return extremum_vjp(c, false); })
+    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3}, 0.9)}}; });
 
 SAMPAN_OP(core, atan2)
     .doc("The angle of the point (x, y) in (-pi, pi], i.e. atan(y / x) in the right quadrant.")
@@ -361,7 +377,8 @@ SAMPAN_OP(core, atan2)
     .cpu([](const Tensor& y, const Tensor& x, Tensor& out) {
       promoted_binary("core::atan2", y, x, out, Atan2{}, VisitFloating{});
     })
-    .vjp(atan2_vjp);
+    .vjp(atan2_vjp)
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31), f64({3}, -0.5, 0.4)}}; });
 
 SAMPAN_OP(core, remainder)
     .doc("x - y * floor(x / y): the remainder with the sign of y (Python's %). Integer division "
@@ -377,7 +394,8 @@ SAMPAN_OP(core, remainder)
       // d/dx = 1, d/dy = -floor(x / y) (away from the jumps)
       Tensor g = c.grad_output(0);
       return {g, c.needs_grad(1) ? neg(mul(g, floor_divide(c.input(0), c.input(1)))) : Tensor()};
-    });
+    })
+    .samples([] { return std::vector<Values>{{from_vector({5.3, -5.3, 2.2, -0.7, 7.9, 3.3}, {2, 3}), from_vector({2.0, -1.5, 0.9}, {3})}}; });
 
 SAMPAN_OP(core, floor_divide)
     .doc("floor(x / y) (Python's //); integers stay integers. Integer division by zero is an "
@@ -393,7 +411,8 @@ SAMPAN_OP(core, floor_divide)
     .vjp([](const VjpContext& c) -> Grads {
       Tensor z = zeros_like(c.grad_output(0));
       return {z, z};
-    });
+    })
+    .samples([] { return std::vector<Values>{{from_vector({5.3, -5.3, 2.2, -0.7, 7.9, 3.3}, {2, 3}), from_vector({2.0, -1.5, 0.9}, {3})}}; });
 
 // ------------------------------------------------------------------------------------------
 // where
@@ -422,7 +441,8 @@ SAMPAN_OP(core, where)
       Tensor cond = c.input(0), g = c.grad_output(0), zero = zero_of(g);
       return {Tensor(), c.needs_grad(1) ? where(cond, g, zero) : Tensor(),
               c.needs_grad(2) ? where(cond, zero, g) : Tensor()};
-    });
+    })
+    .samples([] { return std::vector<Values>{{from_vector({1, 0}, {2, 1}, DType::Bool), f64({2, 3}), f64({3}, 0.9)}}; });
 
 SAMPAN_BINARY_API(pow)
 SAMPAN_BINARY_API(maximum)

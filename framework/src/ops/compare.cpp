@@ -7,6 +7,9 @@
 
 #include "sampan/ops.h"
 #include "elementwise_support.h"
+#include "sample_support.h"
+
+using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
 namespace sampan {
 
@@ -90,13 +93,19 @@ TensorSpec bool_like(const TensorSpec& x) { return TensorSpec{x.shape, DType::Bo
       .outputs("out")                                                                              \
       .shape(SPEC)                                                                                 \
       .nondifferentiable()                                                                         \
-      .cpu([](const Tensor& x, const Tensor& y, Tensor& out) { compare_kernel("core::" #NAME, x, y, out, FN{}); });
+      .cpu([](const Tensor& x, const Tensor& y, Tensor& out) { compare_kernel("core::" #NAME, x, y, out, FN{}); })
 SAMPAN_COMPARE_OP(eq, Eq, equality_spec, "x == y elementwise (bool), with broadcasting and promotion.")
+    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3})}}; });
 SAMPAN_COMPARE_OP(ne, Ne, equality_spec, "x != y elementwise (bool); true where either is NaN.")
+    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3})}}; });
 SAMPAN_COMPARE_OP(lt, Lt, ordering_spec, "x < y elementwise (bool); real dtypes only.")
+    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3}, 0.9)}}; });
 SAMPAN_COMPARE_OP(le, Le, ordering_spec, "x <= y elementwise (bool); real dtypes only.")
+    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3}, 0.9)}}; });
 SAMPAN_COMPARE_OP(gt, Gt, ordering_spec, "x > y elementwise (bool); real dtypes only.")
+    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3}, 0.9)}}; });
 SAMPAN_COMPARE_OP(ge, Ge, ordering_spec, "x >= y elementwise (bool); real dtypes only.")
+    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3}, 0.9)}}; });
 #undef SAMPAN_COMPARE_OP
 
 #define SAMPAN_LOGICAL_OP(NAME, EXPR, DOC)                                                         \
@@ -108,10 +117,13 @@ SAMPAN_COMPARE_OP(ge, Ge, ordering_spec, "x >= y elementwise (bool); real dtypes
       .nondifferentiable()                                                                         \
       .cpu([](const Tensor& x, const Tensor& y, Tensor& out) {                                    \
         logical_kernel(x, y, out, [](bool a, bool b) { return EXPR; });                            \
-      });
+      })
 SAMPAN_LOGICAL_OP(logical_and, a && b, "x and y, elementwise with broadcasting.")
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31), from_vector({1, 0, 1}, {3}, DType::Bool)}}; });
 SAMPAN_LOGICAL_OP(logical_or, a || b, "x or y, elementwise with broadcasting.")
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31), from_vector({1, 0, 1}, {3}, DType::Bool)}}; });
 SAMPAN_LOGICAL_OP(logical_xor, a != b, "x xor y, elementwise with broadcasting.")
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31), from_vector({1, 0, 1}, {3}, DType::Bool)}}; });
 #undef SAMPAN_LOGICAL_OP
 
 SAMPAN_OP(core, logical_not)
@@ -122,7 +134,8 @@ SAMPAN_OP(core, logical_not)
     .nondifferentiable()
     .cpu([](const Tensor& x, Tensor& out) {
       detail::unary_loop<bool, bool>(truth_values(x), out, [](bool v) { return !v; });
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; });
 
 // Integers and bools are never NaN and always finite; complex: NaN when either part is,
 // finite when both parts are.
@@ -141,7 +154,8 @@ SAMPAN_OP(core, isnan)
           else return std::isnan(comparable(v));
         });
       });
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({2, 3})}}; });
 
 SAMPAN_OP(core, isfinite)
     .doc("Whether each element is finite, neither inf nor NaN (bool); true for integer dtypes.")
@@ -158,7 +172,8 @@ SAMPAN_OP(core, isfinite)
           else return std::isfinite(comparable(v));
         });
       });
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({2, 3})}}; });
 
 #define SAMPAN_COMPARE_API(NAME)                   \
   Tensor NAME(const Tensor& x, const Tensor& y) {  \

@@ -8,6 +8,9 @@
 
 #include "sampan/ops.h"
 #include "elementwise_support.h"
+#include "sample_support.h"
+
+using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
 namespace sampan {
 
@@ -62,7 +65,8 @@ SAMPAN_OP(core, imag)
       Tensor g = c.grad_output(0);
       if (!is_complex(c.input(0).dtype())) return {zeros_like(g)};
       return {complex(zeros_like(g), g)};
-    });
+    })
+    .samples([] { return std::vector<Values>{{c128({3})}}; });
 
 SAMPAN_OP(core, angle)
     .doc("Argument in (-pi, pi]: atan2(imag, real) for complex x; for real x 0 where x >= 0, pi "
@@ -98,7 +102,8 @@ SAMPAN_OP(core, angle)
       Tensor a = abs(x);
       Tensor w = times_i(div(mul(g, x), mul(a, a)));
       return {where(eq(x, scalar_like(0.0, x)), scalar_like(0.0, w), w)};
-    });
+    })
+    .samples([] { return std::vector<Values>{{c128({3})}, {f64({2, 3}, -1.0, 0.31)}}; });
 
 SAMPAN_OP(core, polar)
     .doc("abs * (cos(angle) + i sin(angle)), with broadcasting: complex from modulus and argument.")
@@ -121,7 +126,8 @@ SAMPAN_OP(core, polar)
       if (c.needs_grad(0)) gr = real(mul(g, conj(complex(cos(t), sin(t)))));
       if (c.needs_grad(1)) gt = imag(mul(g, conj(c.output(0))));
       return {gr, gt};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3}, -1.0, 0.9)}}; });
 
 SAMPAN_OP(core, complex)
     .doc("real + i imag, with broadcasting: a complex tensor from its parts.")
@@ -138,7 +144,8 @@ SAMPAN_OP(core, complex)
     .vjp([](const VjpContext& c) -> Grads {
       Tensor g = c.grad_output(0);
       return {c.needs_grad(0) ? real(g) : Tensor(), c.needs_grad(1) ? imag(g) : Tensor()};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3}, -1.0, 0.9)}}; });
 
 Tensor imag(const Tensor& x) {
   static OpHandle op("core::imag");

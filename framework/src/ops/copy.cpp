@@ -2,6 +2,9 @@
 #include "sampan/cuda.h"
 #include "sampan/ops.h"
 #include "elementwise_support.h"
+#include "sample_support.h"
+
+using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
 namespace sampan {
 
@@ -41,7 +44,8 @@ SAMPAN_OP(core, to_device)
 #if defined(SAMPAN_CUDA_KERNELS)
     .cuda([](const Tensor& x, const std::string&, Tensor& out) { transfer(x, out); })
 #endif
-    .vjp([](const VjpContext& c) -> Grads { return {to_device(c.grad_output(0), c.input(0).device())}; });
+    .vjp([](const VjpContext& c) -> Grads { return {to_device(c.grad_output(0), c.input(0).device())}; })
+    .samples([] { return std::vector<Values>{{f64({2, 3}), std::string("cpu")}, {c128({4}), std::string("cpu")}}; });
 
 SAMPAN_OP(core, cast)
     .doc("Converts `x` to `dtype` (NumPy names: 'float32', 'complex128' ...).")
@@ -54,7 +58,8 @@ SAMPAN_OP(core, cast)
     .vjp([](const VjpContext& c) -> Grads {
       // The engine converts back to the input dtype (keeping the real part for real inputs).
       return {c.grad_output(0)};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({3}), std::string("float64")}, {c128({2}), std::string("complex128")}}; });
 
 SAMPAN_OP(core, clone)
     .doc("A contiguous copy of `x` that stays in the autograd graph.")
@@ -65,7 +70,8 @@ SAMPAN_OP(core, clone)
 #if defined(SAMPAN_CUDA_KERNELS)
     .cuda([](const Tensor& x, Tensor& out) { transfer(x, out); })  // contiguous x only
 #endif
-    .vjp([](const VjpContext& c) -> Grads { return {c.grad_output(0)}; });
+    .vjp([](const VjpContext& c) -> Grads { return {c.grad_output(0)}; })
+    .samples([] { return std::vector<Values>{{f64({2, 2})}}; });
 
 SAMPAN_OP(core, copy_)
     .doc("Writes `src` (broadcast, converted to dst's dtype) into `dst` in place.")
@@ -89,7 +95,8 @@ SAMPAN_OP(core, copy_)
     .vjp([](const VjpContext& c) -> Grads {
       // dst is overwritten: no gradient to its old value; src receives the gradient.
       return {Tensor(), c.grad_output(0)};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3})}}; });
 
 Tensor to_device(const Tensor& x, Device device) {
   static OpHandle op("core::to_device");

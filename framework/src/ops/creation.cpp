@@ -5,6 +5,9 @@
 
 #include "sampan/ops.h"
 #include "elementwise_support.h"
+#include "sample_support.h"
+
+using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
 namespace sampan {
 
@@ -32,6 +35,7 @@ int64_t arange_length(double start, double end, double step) {
 SAMPAN_OP(core, full)
     .doc("A tensor of `shape` filled with `value`.")
     .args("shape", "value", "dtype")
+    .defaults({{"dtype", "float32"}})
     .outputs("out")
     .shape([](const std::vector<int64_t>& shape, double, const std::string& dtype) {
       for (auto s : shape)
@@ -39,11 +43,13 @@ SAMPAN_OP(core, full)
       return TensorSpec{shape, dtype_from_name(dtype)};
     })
     .cpu(fill_kernel)
-    .nondifferentiable();
+    .nondifferentiable()
+    .samples([] { return std::vector<Values>{{IntList{2, 2}, 1.5, std::string("float32")}}; });
 
 SAMPAN_OP(core, arange)
     .doc("Values from `start` to `end` (exclusive) by `step`.")
     .args("start", "end", "step", "dtype")
+    .defaults({{"step", 1.0}, {"dtype", "int64"}})
     .outputs("out")
     .shape([](double start, double end, double step, const std::string& dtype) {
       return TensorSpec{{arange_length(start, end, step)}, dtype_from_name(dtype)};
@@ -55,11 +61,13 @@ SAMPAN_OP(core, arange)
         for (int64_t i = 0; i < out.numel(); ++i) p[i] = static_cast<T>(start + static_cast<double>(i) * step);
       });
     })
-    .nondifferentiable();
+    .nondifferentiable()
+    .samples([] { return std::vector<Values>{{0.0, 5.0, 1.5, std::string("float64")}}; });
 
 SAMPAN_OP(core, linspace)
     .doc("`steps` values evenly spaced from `start` to `end`, both included.")
     .args("start", "end", "steps", "dtype")
+    .defaults({{"dtype", "float32"}})
     .outputs("out")
     .shape([](double, double, int64_t steps, const std::string& dtype) {
       if (steps < 0) throw ValueError("linspace: steps must be >= 0, got " + std::to_string(steps));
@@ -78,11 +86,13 @@ SAMPAN_OP(core, linspace)
         }
       });
     })
-    .nondifferentiable();
+    .nondifferentiable()
+    .samples([] { return std::vector<Values>{{0.0, 1.0, int64_t(5), std::string("float64")}}; });
 
 SAMPAN_OP(core, eye)
     .doc("An n x m matrix with ones on the main diagonal (m = -1: square).")
     .args("n", "m", "dtype")
+    .defaults({{"m", -1}, {"dtype", "float32"}})  // m = -1: square
     .outputs("out")
     .shape([](int64_t n, int64_t m, const std::string& dtype) {
       if (n < 0 || m < -1) throw ValueError("eye: sizes must be >= 0, got n = " + std::to_string(n) + ", m = " + std::to_string(m));
@@ -97,12 +107,14 @@ SAMPAN_OP(core, eye)
         for (int64_t i = 0; i < std::min(rows, cols); ++i) p[i * cols + i] = detail::convert_value<T>(1.0);
       });
     })
-    .nondifferentiable();
+    .nondifferentiable()
+    .samples([] { return std::vector<Values>{{int64_t(3), int64_t(2), std::string("float32")}}; });
 
 SAMPAN_OP(core, one_hot)
     .doc("out[..., c] = 1 where c == index[...] else 0, int64 with shape index.shape + "
          "[num_classes] (num_classes = -1: max(index) + 1).")
     .args("index", "num_classes")
+    .defaults({{"num_classes", -1}})  // -1: max(index) + 1
     .outputs("out")
     .shape([](const TensorSpec& index, int64_t num_classes) {
       if (!is_integral(index.dtype))
@@ -133,7 +145,8 @@ SAMPAN_OP(core, one_hot)
       std::fill(p, p + out.numel(), int64_t(0));
       for (int64_t i = 0; i < n; ++i) p[i * num_classes + ip[i]] = 1;
     })
-    .nondifferentiable();
+    .nondifferentiable()
+    .samples([] { return std::vector<Values>{{from_vector({2, 0, 1}, {3}, DType::Int64), int64_t(4)}}; });
 
 Tensor full(const Shape& shape, double value, DType dtype, Device device) {
   static OpHandle op("core::full");

@@ -16,6 +16,9 @@
 #include "../kernels/index_kernels.h"
 #include "../kernels/segment_fold.h"
 #include "cuda_support.h"
+#include "sample_support.h"
+
+using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
 namespace sampan {
 
@@ -164,7 +167,8 @@ SAMPAN_OP(core, index_select)
           return {segment_sum(g, index, x.shape()[0]), Tensor()};
       }
       return {index_add(zeros(x.shape(), g.dtype()), axis, index, g), Tensor()};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(1), from_vector({3, 0, 3, -2}, {4}, DType::Int64)}}; });
 
 namespace {
 void index_update_spec_check(const char* op, const TensorSpec& x, int64_t axis, const TensorSpec& index,
@@ -228,7 +232,8 @@ SAMPAN_OP(core, index_add)
       Tensor g = c.grad_output(0);
       return {c.needs_grad(0) ? g : Tensor(), Tensor(),
               c.needs_grad(2) ? index_select(g, c.attr<int64_t>(1), c.input(2)) : Tensor()};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(0), from_vector({2, 0, 2}, {3}, DType::Int64), f64({3, 4}, 0.9)}}; });
 
 SAMPAN_OP(core, index_copy)
     .doc("A copy of x with src's slices written at the positions `index` along `axis` (for "
@@ -269,7 +274,8 @@ SAMPAN_OP(core, index_copy)
       int64_t axis = c.attr<int64_t>(1);
       return {c.needs_grad(0) ? index_copy(g, axis, c.input(2), zeros({}, g.dtype())) : Tensor(), Tensor(),
               c.needs_grad(2) ? index_select(g, axis, c.input(2)) : Tensor()};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(1), from_vector({3, 0}, {2}, DType::Int64), f64({3, 2}, 0.9)}}; });
 
 SAMPAN_OP(core, gather)
     .doc("out[i][j][k] = x[index[i][j][k]][j][k] for axis 0 (likewise for other axes): index has "
@@ -310,7 +316,8 @@ SAMPAN_OP(core, gather)
     .vjp([](const VjpContext& c) -> Grads {
       Tensor x = c.input(0), g = c.grad_output(0);
       return {scatter_add(zeros(x.shape(), g.dtype()), c.attr<int64_t>(1), c.input(2), g), Tensor()};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(1), from_vector({0, 3, 3, 1, 2, 2}, {3, 2}, DType::Int64)}}; });
 
 SAMPAN_OP(core, scatter_add)
     .doc("A copy of x with out[index[i][j]][j] += src[i][j] for axis 0 (likewise for other axes); "
@@ -364,7 +371,8 @@ SAMPAN_OP(core, scatter_add)
       Tensor g = c.grad_output(0);
       return {c.needs_grad(0) ? g : Tensor(), Tensor(),
               c.needs_grad(2) ? gather(g, c.attr<int64_t>(1), c.input(2)) : Tensor()};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(0), from_vector({0, 2, 2, 0, 1, 1}, {2, 3}, DType::Int64), f64({2, 3}, 0.9)}}; });
 
 // ------------------------------------------------------------------------------------------
 // C++ API

@@ -11,6 +11,9 @@
 #include "elementwise_support.h"
 #include "linalg_support.h"
 #include "../kernels/gemm.h"
+#include "sample_support.h"
+
+using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
 namespace sampan {
 
@@ -236,7 +239,8 @@ SAMPAN_OP(core, matmul)
              DType::Complex64, DType::Complex128})
     .shape(matmul_spec)
     .cpu(matmul_kernel)
-    .vjp(matmul_vjp);
+    .vjp(matmul_vjp)
+    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3, 2})}, {c128({2, 2}), c128({2})}, {f64({3}), f64({2, 3, 2})}}; });
 
 SAMPAN_OP(core, outer)
     .doc("Outer product out[i, j] = a[i] * b[j] of the flattened operands.")
@@ -258,7 +262,8 @@ SAMPAN_OP(core, outer)
       // grad_a[i] = sum_j g[i, j] conj(b[j]); grad_b[j] = sum_i g[i, j] conj(a[i]).
       return {c.needs_grad(0) ? reshape(matmul(g, conj(reshape(b, {-1}))), a.shape()) : Tensor(),
               c.needs_grad(1) ? reshape(matmul(transpose(g, 0, 1), conj(reshape(a, {-1}))), b.shape()) : Tensor()};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({3}), f64({2})}}; });
 
 SAMPAN_OP(core, dot)
     .doc("Inner product sum(a * b) of two 1-D tensors of equal length (no conjugation; see vdot).")
@@ -277,7 +282,8 @@ SAMPAN_OP(core, dot)
       Tensor g = c.grad_output(0);
       return {c.needs_grad(0) ? mul(g, conj(c.input(1))) : Tensor(),
               c.needs_grad(1) ? mul(g, conj(c.input(0))) : Tensor()};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({3}), f64({3}, 0.9)}}; });
 
 SAMPAN_OP(core, vdot)
     .doc("sum(conj(a) * b) over the flattened operands (equal sizes): the inner product that is "
@@ -301,7 +307,8 @@ SAMPAN_OP(core, vdot)
       Tensor a = c.input(0), b = c.input(1), g = c.grad_output(0);
       return {c.needs_grad(0) ? reshape(mul(conj(g), b), a.shape()) : Tensor(),
               c.needs_grad(1) ? reshape(mul(g, a), b.shape()) : Tensor()};
-    });
+    })
+    .samples([] { return std::vector<Values>{{c128({3}), c128({3}, -0.5)}}; });
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
   static OpHandle op("core::matmul");

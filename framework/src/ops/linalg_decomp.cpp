@@ -14,6 +14,9 @@
 #include "sampan/ops.h"
 #include "linalg_support.h"
 #include "../kernels/strided_loop.h"
+#include "sample_support.h"
+
+using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
 namespace sampan {
 
@@ -335,7 +338,8 @@ SAMPAN_OP(core, inv)
       // d(a^-1) = -a^-1 da a^-1, so grad = -inv^H g inv^H (Giles 2.2).
       Tensor ih = detail::mH(c.output(0));
       return {neg(matmul(matmul(ih, c.grad_output(0)), ih))};
-    });
+    })
+    .samples([] { return std::vector<Values>{{from_vector({2.0, 0.3, -0.4, 0.1, 1.5, 0.2, 0.5, -0.3, 1.8}, {3, 3})}}; });
 
 SAMPAN_OP(core, solve)
     .doc("x with a x = b for a (batch of) square matrices a; b is a vector when 1-D, else [..., n, k]. "
@@ -345,7 +349,8 @@ SAMPAN_OP(core, solve)
     .dtypes({DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
     .shape(solve_spec)
     .cpu(solve_kernel)
-    .vjp(solve_vjp);
+    .vjp(solve_vjp)
+    .samples([] { Tensor a = from_vector({2.0, 0.3, -0.4, 0.1, 1.5, 0.2, 0.5, -0.3, 1.8}, {3, 3}); return std::vector<Values>{{a, f64({3})}, {a, f64({3, 2})}}; });
 
 SAMPAN_OP(core, det)
     .doc("Determinant of a (batch of) square matrices, by LU with partial pivoting.")
@@ -362,7 +367,8 @@ SAMPAN_OP(core, det)
       Tensor a = c.input(0);
       Tensor scale = unsqueeze(unsqueeze(mul(c.grad_output(0), conj(c.output(0))), -1), -1);
       return {mul(scale, detail::mH(inv(a)))};
-    });
+    })
+    .samples([] { return std::vector<Values>{{from_vector({2.0, 0.3, -0.4, 0.1, 1.5, 0.2, 0.5, -0.3, 1.8}, {3, 3})}, {c128({2, 2})}}; });
 
 SAMPAN_OP(core, eigh)
     .doc("Eigenvalues (ascending, real) and eigenvectors (columns) of the Hermitian part (a + a^H)/2 "
@@ -377,7 +383,8 @@ SAMPAN_OP(core, eigh)
       return std::vector<TensorSpec>{TensorSpec{w, real_dtype(d), a.device}, TensorSpec{a.shape, d, a.device}};
     })
     .cpu(eigh_kernel)
-    .vjp(eigh_vjp);
+    .vjp(eigh_vjp)
+    .samples([] { return std::vector<Values>{{from_vector({2.0, 0.3, -0.4, 0.3, 1.0, 0.2, -0.4, 0.2, -0.5}, {3, 3})}}; });
 
 SAMPAN_OP(core, svd)
     .doc("Reduced singular value decomposition a = u diag(s) vh: u [..., m, k], s [..., k] "
@@ -398,7 +405,8 @@ SAMPAN_OP(core, svd)
                                      TensorSpec{with_matrix(batch, k, n), d, a.device}};
     })
     .cpu(svd_kernel)
-    .vjp(svd_vjp);
+    .vjp(svd_vjp)
+    .samples([] { return std::vector<Values>{{from_vector({2.0, 0.3, -0.4, 0.1, 1.5, 0.2}, {2, 3})}}; });
 
 Tensor inv(const Tensor& a) {
   static OpHandle op("core::inv");

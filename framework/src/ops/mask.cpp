@@ -7,6 +7,9 @@
 #include "elementwise_support.h"
 #include "index_support.h"
 #include "../kernels/axis_loop.h"
+#include "sample_support.h"
+
+using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
 namespace sampan {
 
@@ -52,7 +55,8 @@ SAMPAN_OP(core, masked_select)
       Tensor x = c.input(0), mask = c.input(1), g = c.grad_output(0);
       Shape b = broadcast_shapes(x.shape(), mask.shape());
       return {masked_scatter(zeros(b, g.dtype()), mask, g), Tensor()};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({2, 3}), from_vector({1, 0, 1}, {3}, DType::Bool)}}; });
 
 SAMPAN_OP(core, masked_scatter)
     .doc("A copy of x whose elements where `mask` (bool, broadcast to x) is true take src's "
@@ -97,7 +101,8 @@ SAMPAN_OP(core, masked_scatter)
         r[2] = reshape(used, src.shape());
       }
       return r;
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({2, 3}), from_vector({1, 0, 1}, {3}, DType::Bool), f64({5}, 0.9)}}; });
 
 SAMPAN_OP(core, masked_fill)
     .doc("A copy of x with `value` (a tensor broadcast to x, usually 0-d) where `mask` is true: "
@@ -134,7 +139,8 @@ SAMPAN_OP(core, masked_fill)
       Tensor gx = masked_fill(g, c.input(1), zeros({}, g.dtype()));
       // value receives what x does not: g where the mask is set (summed to value's shape).
       return {c.needs_grad(0) ? gx : Tensor(), Tensor(), c.needs_grad(2) ? sub(g, gx) : Tensor()};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({2, 3}), from_vector({1, 0, 1}, {3}, DType::Bool), f64({}, 0.9)}}; });
 
 // ------------------------------------------------------------------------------------------
 // C++ API

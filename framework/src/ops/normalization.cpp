@@ -4,7 +4,7 @@
 // cost of a GIN training step after the GEMMs). sampan.nn.functional.batch_norm calls it in
 // training for 2-D inputs; evaluation (running statistics) stays the elementwise composition.
 // Kernels: ../kernels/batch_norm_kernels.h (CPU), batch_norm_kernels.cu (CUDA twin, where nvcc
-// exists; not yet run on a GPU).
+// exists; on an H200 it gave the CPU's bits, docs/gpu.md).
 //
 // Gradients: batch_norm_train's vjp calls the fused backward op when no graph of the gradient is
 // being recorded, and the same formula written with ops when it is (create_graph=True), so the
@@ -17,6 +17,9 @@
 #include "cuda_support.h"
 #if defined(SAMPAN_CUDA_KERNELS)
 #include "../kernels/batch_norm_kernels_cuda.h"
+#include "sample_support.h"
+
+using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 #endif
 
 namespace sampan {
@@ -87,6 +90,7 @@ SAMPAN_OP(core, batch_norm_train)
          "composition. Differentiable to any order (the gradient's graph, when recorded, is the "
          "composition; otherwise core::batch_norm_train_backward runs).")
     .args("x", "weight", "bias", "eps")
+    .defaults({{"eps", 1e-5}})
     .outputs("out", "mean", "var")
     .dtypes({DType::Float32, DType::Float64})
     .shape([](const TensorSpec& x, const TensorSpec& weight, const TensorSpec& bias, double eps) {
@@ -131,7 +135,9 @@ SAMPAN_OP(core, batch_norm_train)
       Tensor gx = batch_norm_train_backward_op(x, g, c.output(1).detach(), c.output(2).detach(), weight, eps,
                                                c.grad_output(1), c.grad_output(2), &gw, &gb);
       return {gx, gw, gb};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({5, 3}, -1.0, 0.31), f64({3}, 0.5, 0.4), f64({3}, -0.2, 0.3), 1e-5},
+                                                                 {f64({4, 2}), f64({2}, 1.2, -0.5), f64({2}, 0.1), 0.1}}; });
 
 SAMPAN_OP(core, batch_norm_train_backward)
     .doc("The gradient of core::batch_norm_train in two fused passes: from x, grad_out (N, C), the "
@@ -204,7 +210,8 @@ SAMPAN_OP(core, batch_norm_train_backward)
       auto g = grad(outs, wanted, {c.grad_output(0), c.grad_output(1), c.grad_output(2)}, false, false, true);
       for (size_t k = 0; k < slots.size(); ++k) result[slots[k]] = g[k];
       return result;
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({5, 3}, -1.0, 0.31), f64({5, 3}, 0.2, -0.13), f64({3}, -0.1, 0.2), f64({3}, 0.6, 0.3), f64({3}, 0.5, 0.4), 1e-5, f64({3}, 0.3, -0.2), f64({3}, -0.4, 0.25)}}; });
 
 std::tuple<Tensor, Tensor, Tensor> batch_norm_train(const Tensor& x, const Tensor& weight, const Tensor& bias,
                                                     double eps) {

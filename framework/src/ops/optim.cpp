@@ -4,6 +4,9 @@
 #include "sampan/ops.h"
 #include "elementwise_support.h"
 #include "../kernels/optim_kernels.h"
+#include "sample_support.h"
+
+using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
 namespace sampan {
 
@@ -56,6 +59,8 @@ SAMPAN_OP(core, adam_update_)
         kernels::adam_update<T>(param.numel(), param_out.data<T>(), g.data<T>(), exp_avg_out.data<T>(),
                                 exp_avg_sq_out.data<T>(), s);
       });
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({2, 3}, -1.0, 0.31), f64({2, 3}, 0.1, 0.05), f64({2, 3}, 0.2, 0.02), 1e-2, 0.9, 0.999, 1e-8, 0.0, int64_t(3), false, false},
+                                                             {f64({4}), f64({4}, -1.0, 0.31), f64({4}, 0.1, 0.05), f64({4}, 0.2, 0.02), 1e-2, 0.8, 0.99, 1e-6, 0.1, int64_t(1), true, true}}; });
 
 }  // namespace sampan

@@ -12,6 +12,9 @@
 #include "elementwise_support.h"
 #include "../kernels/philox.h"
 #include "../kernels/philox_batch.h"
+#include "sample_support.h"
+
+using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
 namespace sampan {
 
@@ -87,7 +90,8 @@ SAMPAN_OP(core, rand)
       else
         fill_from_words<double, 2>(out, seed, offset,
                                    [](uint32_t w0, uint32_t w1) { return kernels::uniform_double(kernels::bits64(w0, w1)); });
-    });
+    })
+    .samples([] { return std::vector<Values>{{IntList{3, 2}, std::string("float64"), int64_t(5), int64_t(0)}}; });
 
 SAMPAN_OP(core, randn)
     .doc("Standard normal samples (Box-Muller in float64, rounded for float32), from draw (seed, offset).")
@@ -104,7 +108,8 @@ SAMPAN_OP(core, randn)
                            [](const kernels::PhiloxBlock& b) { return static_cast<float>(kernels::normal_from_block(b)); });
       else
         fill_random<double>(out, seed, offset, [](const kernels::PhiloxBlock& b) { return kernels::normal_from_block(b); });
-    });
+    })
+    .samples([] { return std::vector<Values>{{IntList{4}, std::string("float32"), int64_t(5), int64_t(1)}}; });
 
 SAMPAN_OP(core, randint)
     .doc("Integers uniform in [low, high), from draw (seed, offset); dtype int32, int64 or floating.")
@@ -127,7 +132,8 @@ SAMPAN_OP(core, randint)
           return static_cast<T>(static_cast<int64_t>(static_cast<uint64_t>(low) + k));
         });
       });
-    });
+    })
+    .samples([] { return std::vector<Values>{{int64_t(-2), int64_t(9), IntList{4}, std::string("int64"), int64_t(5), int64_t(2)}}; });
 
 SAMPAN_OP(core, bernoulli)
     .doc("1 with probability p, else 0, elementwise (p in [0, 1]; the result has p's shape and "
@@ -156,7 +162,8 @@ SAMPAN_OP(core, bernoulli)
         rp[i] = kernels::uniform_double(kernels::bits64(b[0], b[1])) < pp[i] ? 1.0 : 0.0;
       }
       copy_(out, r);
-    });
+    })
+    .samples([] { return std::vector<Values>{{full({2, 2}, 0.5, DType::Float64), int64_t(5), int64_t(3)}}; });
 
 SAMPAN_OP(core, dropout_mask)
     .doc("The scaled keep mask of dropout: 1 / (1 - p) where the uniform sample u of core::rand "
@@ -183,7 +190,8 @@ SAMPAN_OP(core, dropout_mask)
           return kernels::uniform_double(kernels::bits64(w0, w1)) < keep ? scale : 0.0;
         });
       }
-    });
+    })
+    .samples([] { return std::vector<Values>{{IntList{3, 4}, 0.5, std::string("float64"), int64_t(5), int64_t(3)}, {IntList{5}, 0.0, std::string("float32"), int64_t(1), int64_t(0)}}; });
 
 SAMPAN_OP(core, randperm)
     .doc("A uniformly random permutation of 0 .. n-1, from draw (seed, offset): the positions "
@@ -213,7 +221,8 @@ SAMPAN_OP(core, randperm)
         T* p = out.data<T>();
         for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(perm[i]);
       });
-    });
+    })
+    .samples([] { return std::vector<Values>{{int64_t(6), std::string("int64"), int64_t(5), int64_t(4)}}; });
 
 // ------------------------------------------------------------------------------------------
 // C++ API: each call reserves one draw from the generator.

@@ -14,6 +14,9 @@
 #include "elementwise_support.h"
 #include "../kernels/axis_loop.h"
 #include "../kernels/reduce_loop.h"
+#include "sample_support.h"
+
+using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
 namespace sampan {
 
@@ -233,6 +236,7 @@ Tensor moment_direction(const VjpContext& c) {
 SAMPAN_OP(core, sum)
     .doc("Sum over `axes` (all when empty); integer inputs sum in int64.")
     .args("x", "axes", "keepdim")
+    .defaults({{"axes", IntList{}}, {"keepdim", false}})  // empty axes: all of them
     .outputs("out")
     .shape([](const TensorSpec& x, const std::vector<int64_t>& axes, bool keepdim) {
       return TensorSpec{reduced_shape(x.shape, reduced_mask(axes, x.dim()), keepdim), sum_dtype(x.dtype), x.device};
@@ -257,7 +261,8 @@ SAMPAN_OP(core, sum)
       Tensor g = c.grad_output(0);
       if (!keepdim) g = reshape(g, reduced_shape(x.shape(), reduced_mask(axes, x.dim()), true));
       return {broadcast_to(g, x.shape())};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({2, 3, 2}), IntList{0, 2}, false}, {f64({3}), IntList{}, true}}; });
 
 Tensor sum(const Tensor& x, const std::vector<int64_t>& axes, bool keepdim) {
   static OpHandle op("core::sum");
@@ -324,6 +329,7 @@ Grads prod_vjp(const VjpContext& c) {
 SAMPAN_OP(core, prod)
     .doc("Product over `axes` (all when empty); integer inputs multiply in int64.")
     .args("x", "axes", "keepdim")
+    .defaults({{"axes", IntList{}}, {"keepdim", false}})
     .outputs("out")
     .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
     .shape([](const TensorSpec& x, const std::vector<int64_t>& axes, bool keepdim) {
@@ -337,7 +343,8 @@ SAMPAN_OP(core, prod)
         reduce_axes<T, T>(xc, axes, out, A(1), ProdStep{}, [](A a, int64_t) { return static_cast<T>(a); });
       });
     })
-    .vjp(prod_vjp);
+    .vjp(prod_vjp)
+    .samples([] { return std::vector<Values>{{f64({2, 3}), IntList{1}, false}, {c128({3}), IntList{}, true}}; });
 
 // ------------------------------------------------------------------------------------------
 // amax, amin, argmax, argmin
@@ -347,47 +354,55 @@ SAMPAN_OP(core, amax)
     .doc("Maximum over `axes` (all when empty); NaN propagates. The gradient is shared evenly "
          "among tied maxima.")
     .args("x", "axes", "keepdim")
+    .defaults({{"axes", IntList{}}, {"keepdim", false}})
     .outputs("out")
     .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64})
     .shape([](const TensorSpec& x, const std::vector<int64_t>& axes, bool keepdim) {
       return extreme_spec("amax", x, axes, keepdim);
     })
     .cpu(extreme_kernel<true>)
-    .vjp(extreme_vjp);
+    .vjp(extreme_vjp)
+    .samples([] { return std::vector<Values>{{f64({2, 3}), IntList{1}, false}}; });
 
 SAMPAN_OP(core, amin)
     .doc("Minimum over `axes` (all when empty); NaN propagates. The gradient is shared evenly "
          "among tied minima.")
     .args("x", "axes", "keepdim")
+    .defaults({{"axes", IntList{}}, {"keepdim", false}})
     .outputs("out")
     .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64})
     .shape([](const TensorSpec& x, const std::vector<int64_t>& axes, bool keepdim) {
       return extreme_spec("amin", x, axes, keepdim);
     })
     .cpu(extreme_kernel<false>)
-    .vjp(extreme_vjp);
+    .vjp(extreme_vjp)
+    .samples([] { return std::vector<Values>{{f64({2, 3, 2}), IntList{0, 2}, true}}; });
 
 SAMPAN_OP(core, argmax)
     .doc("Index (int64) of the maximum along `axis`, or in the flattened tensor when `axis` is "
          "empty; the first one on ties, the first NaN if any.")
     .args("x", "axis", "keepdim")
+    .defaults({{"axis", IntList{}}, {"keepdim", false}})  // empty: over the flattened tensor
     .outputs("indices")
     .shape([](const TensorSpec& x, const std::vector<int64_t>& axis, bool keepdim) {
       return arg_extreme_spec("argmax", x, axis, keepdim);
     })
     .cpu(arg_extreme_kernel<true>)
-    .nondifferentiable();
+    .nondifferentiable()
+    .samples([] { return std::vector<Values>{{f64({2, 3}), IntList{1}, false}}; });
 
 SAMPAN_OP(core, argmin)
     .doc("Index (int64) of the minimum along `axis`, or in the flattened tensor when `axis` is "
          "empty; the first one on ties, the first NaN if any.")
     .args("x", "axis", "keepdim")
+    .defaults({{"axis", IntList{}}, {"keepdim", false}})  // empty: over the flattened tensor
     .outputs("indices")
     .shape([](const TensorSpec& x, const std::vector<int64_t>& axis, bool keepdim) {
       return arg_extreme_spec("argmin", x, axis, keepdim);
     })
     .cpu(arg_extreme_kernel<false>)
-    .nondifferentiable();
+    .nondifferentiable()
+    .samples([] { return std::vector<Values>{{f64({2, 3}), IntList{}, false}}; });
 
 // ------------------------------------------------------------------------------------------
 // var, std
@@ -397,6 +412,7 @@ SAMPAN_OP(core, var)
     .doc("Variance over `axes` (all when empty): sum |x - mean|^2 / (N - ddof). ddof = 0 is "
          "NumPy's default, ddof = 1 the unbiased estimate (PyTorch's correction = 1). Real result.")
     .args("x", "axes", "ddof", "keepdim")
+    .defaults({{"axes", IntList{}}, {"ddof", 0.0}, {"keepdim", false}})  // NumPy's ddof (not PyTorch's 1)
     .outputs("out")
     .dtypes({DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
     .shape(moment_spec)
@@ -404,12 +420,14 @@ SAMPAN_OP(core, var)
     .vjp([](const VjpContext& c) -> Grads {
       Tensor g = with_kept_dims(c.grad_output(0), c.input(0), c.attr<std::vector<int64_t>>(1), c.attr<bool>(3));
       return {mul(g, moment_direction(c) * 2.0)};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({2, 3}), IntList{1}, 1.0, false}, {c128({3}), IntList{}, 0.0, false}}; });
 
 SAMPAN_OP(core, std)
     .doc("Standard deviation over `axes` (all when empty): sqrt(var(x, axes, ddof)). Where it is 0 "
          "the gradient is taken as 0.")
     .args("x", "axes", "ddof", "keepdim")
+    .defaults({{"axes", IntList{}}, {"ddof", 0.0}, {"keepdim", false}})  // NumPy's ddof (not PyTorch's 1)
     .outputs("out")
     .dtypes({DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
     .shape(moment_spec)
@@ -422,7 +440,8 @@ SAMPAN_OP(core, std)
       Tensor s = with_kept_dims(c.output(0), x, axes, keepdim);
       Tensor zero = constant_mask(s, scalar_tensor(0, s.dtype()), s.dtype(), [](auto a, auto b) { return a == b; });
       return {mul(g, div(moment_direction(c), add(s, zero)))};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({2, 3}), IntList{0}, 0.0, true}}; });
 
 // ------------------------------------------------------------------------------------------
 // logsumexp
@@ -432,6 +451,7 @@ SAMPAN_OP(core, logsumexp)
     .doc("log(sum(exp(x))) over `axes` (all when empty), computed as max + log(sum(exp(x - max))) "
          "so it neither overflows nor underflows; -inf for an empty selection.")
     .args("x", "axes", "keepdim")
+    .defaults({{"axes", IntList{}}, {"keepdim", false}})
     .outputs("out")
     .dtypes({DType::Float32, DType::Float64})
     .shape([](const TensorSpec& x, const std::vector<int64_t>& axes, bool keepdim) {
@@ -466,7 +486,8 @@ SAMPAN_OP(core, logsumexp)
       Tensor g = with_kept_dims(c.grad_output(0), x, axes, keepdim);
       Tensor y = with_kept_dims(c.output(0), x, axes, keepdim);
       return {mul(g, exp(sub(x, y)))};  // the softmax of x over the axes
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({2, 3}), IntList{1}, false}}; });
 
 // ------------------------------------------------------------------------------------------
 // norm
@@ -539,6 +560,7 @@ SAMPAN_OP(core, norm)
     .doc("Vector norm over `axes` (all when empty; over two matrix axes ord 2 is the Frobenius "
          "norm): ord 2 = sqrt(sum |x|^2), 1 = sum |x|, inf = max |x|, -inf = min |x|. Real result.")
     .args("x", "ord", "axes", "keepdim")
+    .defaults({{"ord", 2.0}, {"axes", IntList{}}, {"keepdim", false}})
     .outputs("out")
     .dtypes({DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
     .shape([](const TensorSpec& x, double ord, const std::vector<int64_t>& axes, bool keepdim) {
@@ -569,7 +591,8 @@ SAMPAN_OP(core, norm)
                             [](R a, int64_t) { return a; });
       });
     })
-    .vjp(norm_vjp);
+    .vjp(norm_vjp)
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31), 2.0, IntList{}, false}, {c128({3}), 1.0, IntList{0}, true}, {f64({2, 3}, -1.0, 0.31), HUGE_VAL, IntList{1}, false}}; });
 
 // ------------------------------------------------------------------------------------------
 // cumsum
@@ -579,6 +602,7 @@ SAMPAN_OP(core, cumsum)
     .doc("Cumulative sum along `axis` (from the last element backwards when `reverse`); integer "
          "inputs accumulate in int64.")
     .args("x", "axis", "reverse")
+    .defaults({{"reverse", false}})
     .outputs("out")
     .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
     .shape([](const TensorSpec& x, int64_t axis, bool) {
@@ -598,7 +622,8 @@ SAMPAN_OP(core, cumsum)
     .vjp([](const VjpContext& c) -> Grads {
       // out_j = sum_{i <= j} x_i, so grad_i = sum_{j >= i} g_j: the scan in the other direction.
       return {cumsum(c.grad_output(0), c.attr<int64_t>(1), !c.attr<bool>(2))};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({2, 3}), int64_t(1), false}, {c128({3}), int64_t(0), true}}; });
 
 // ------------------------------------------------------------------------------------------
 // C++ API

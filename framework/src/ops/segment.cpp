@@ -6,7 +6,7 @@
 // [0, num_segments) raise IndexError naming the id, its row and num_segments. Empty segments
 // give 0 (sum, mean, max, min). Kernels: ../kernels/segment_kernels.h; the per-element folds
 // (../kernels/segment_fold.h) are shared with the CUDA twins (../kernels/segment_kernels.cu),
-// registered where sampan is built with nvcc (compiled, not yet run on a GPU).
+// registered where sampan is built with nvcc (on an H200 they gave the CPU's bits, docs/gpu.md).
 //
 // core::gather_add_scatter is message passing's segment_sum(index_select(x, gather) + edge,
 // scatter) in one pass (../kernels/gather_scatter_kernels.h), with no [E, f] temporaries; its
@@ -19,6 +19,9 @@
 #include "../kernels/gather_scatter_kernels.h"
 #include "../kernels/segment_kernels.h"
 #include "cuda_support.h"
+#include "sample_support.h"
+
+using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
 namespace sampan {
 
@@ -255,6 +258,7 @@ SAMPAN_OP(core, segment_sum)
     .doc("out[s] = sum of data[r] over the rows r with segment_ids[r] == s (0 for an empty "
          "segment); ids may be unsorted; num_segments = -1 infers max(id) + 1.")
     .args("data", "segment_ids", "num_segments")
+    .defaults({{"num_segments", -1}})  // -1: max(id) + 1
     .outputs("out")
     .shape([](const TensorSpec& data, const TensorSpec& ids, int64_t num_segments) {
       return segment_spec("segment_sum", data, ids, num_segments, data.dtype);
@@ -267,7 +271,8 @@ SAMPAN_OP(core, segment_sum)
       sum_kernel_cuda("core::segment_sum", data, ids, num_segments, false, out);
     })
 #endif
-    .vjp([](const VjpContext& c) -> Grads { return {index_select(c.grad_output(0), 0, c.input(1)), Tensor()}; });
+    .vjp([](const VjpContext& c) -> Grads { return {index_select(c.grad_output(0), 0, c.input(1)), Tensor()}; })
+    .samples([] { return std::vector<Values>{{f64({5, 3}), from_vector({2, 0, 2, 3, 0}, {5}, DType::Int64), int64_t(4)}, {f64({4}), from_vector({0, 0, 1, 1}, {4}, DType::Int64), int64_t(-1)}}; });
 
 SAMPAN_OP(core, gather_add_scatter)
     .doc("Message passing in one pass: out[s] = sum over the entries e with scatter_index[e] == s of "
@@ -277,6 +282,7 @@ SAMPAN_OP(core, gather_add_scatter)
          "same bits and no [E, ...] temporaries. num_segments = -1 infers max(id) + 1. Gradient: the "
          "same op with the indices swapped for x, index_select(grad, 0, scatter_index) for edge.")
     .args("x", "gather_index", "scatter_index", "num_segments", "edge")
+    .defaults({{"num_segments", -1}})
     .outputs("out")
     .shape(gather_add_scatter_spec)
     .cpu(gather_add_scatter_kernel)
@@ -290,12 +296,15 @@ SAMPAN_OP(core, gather_add_scatter)
       Tensor gx = c.needs_grad(0) ? gather_add_scatter(g, scatter, gather, x.shape()[0]) : Tensor();
       if (!c.input(4).defined()) return {gx, Tensor(), Tensor()};  // an absent edge has no slot
       return {gx, Tensor(), Tensor(), c.needs_grad(3) ? index_select(g, 0, scatter) : Tensor()};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({4, 3}), from_vector({3, 0, 1, 3, 2}, {5}, DType::Int64), from_vector({1, 0, 1, 3, 0}, {5}, DType::Int64), int64_t(4), f64({5, 3}, -1.0, 0.31)},
+                                                                   {f64({3, 2}), from_vector({2, 0, 2}, {3}, DType::Int64), from_vector({0, 0, 1}, {3}, DType::Int64), int64_t(-1), Value()}}; });
 
 SAMPAN_OP(core, segment_mean)
     .doc("out[s] = mean of data[r] over the rows r with segment_ids[r] == s (0 for an empty "
          "segment); integer data gives float32.")
     .args("data", "segment_ids", "num_segments")
+    .defaults({{"num_segments", -1}})
     .outputs("out")
     .shape([](const TensorSpec& data, const TensorSpec& ids, int64_t num_segments) {
       return segment_spec("segment_mean", data, ids, num_segments, to_floating(data.dtype));
@@ -314,13 +323,15 @@ SAMPAN_OP(core, segment_mean)
       // every row (so no 0/0 even in higher derivatives).
       Tensor per_row = index_select(segment_count(ids, g.shape()[0]), 0, ids);
       return {div(index_select(g, 0, ids), count_column(per_row, g)), Tensor()};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({5, 3}), from_vector({2, 0, 2, 3, 0}, {5}, DType::Int64), int64_t(4)}}; });
 
 SAMPAN_OP(core, segment_max)
     .doc("out[s] = elementwise max of data[r] over the rows with segment_ids[r] == s, and the row "
          "it came from (first on ties, NaN propagates); empty segments give 0 and row -1. The "
          "gradient goes to that row.")
     .args("data", "segment_ids", "num_segments")
+    .defaults({{"num_segments", -1}})
     .outputs("out", "argmax")
     .shape([](const TensorSpec& data, const TensorSpec& ids, int64_t num_segments) {
       TensorSpec s = segment_spec("segment_max", data, ids, num_segments, data.dtype);
@@ -334,11 +345,13 @@ SAMPAN_OP(core, segment_max)
       extreme_kernel_cuda("core::segment_max", data, ids, num_segments, true, out, arg);
     })
 #endif
-    .vjp(extreme_vjp);
+    .vjp(extreme_vjp)
+    .samples([] { return std::vector<Values>{{f64({5, 3}), from_vector({2, 0, 2, 3, 0}, {5}, DType::Int64), int64_t(4)}}; });
 
 SAMPAN_OP(core, segment_min)
     .doc("As segment_max, with the minimum.")
     .args("data", "segment_ids", "num_segments")
+    .defaults({{"num_segments", -1}})
     .outputs("out", "argmin")
     .shape([](const TensorSpec& data, const TensorSpec& ids, int64_t num_segments) {
       TensorSpec s = segment_spec("segment_min", data, ids, num_segments, data.dtype);
@@ -352,11 +365,13 @@ SAMPAN_OP(core, segment_min)
       extreme_kernel_cuda("core::segment_min", data, ids, num_segments, false, out, arg);
     })
 #endif
-    .vjp(extreme_vjp);
+    .vjp(extreme_vjp)
+    .samples([] { return std::vector<Values>{{f64({5, 3}), from_vector({2, 0, 2, 3, 0}, {5}, DType::Int64), int64_t(4)}}; });
 
 SAMPAN_OP(core, segment_count)
     .doc("The number of rows in each segment, int64 [num_segments] (-1 infers max(id) + 1).")
     .args("segment_ids", "num_segments")
+    .defaults({{"num_segments", -1}})
     .outputs("out")
     .nondifferentiable()
     .shape([](const TensorSpec& ids, int64_t num_segments) {
@@ -382,7 +397,8 @@ SAMPAN_OP(core, segment_count)
       });
     })
 #endif
-    ;
+    
+    .samples([] { return std::vector<Values>{{from_vector({2, 0, 2, 3, 0}, {5}, DType::Int64), int64_t(5)}}; });
 
 Tensor segment_sum(const Tensor& data, const Tensor& segment_ids, int64_t num_segments) {
   static OpHandle op("core::segment_sum");

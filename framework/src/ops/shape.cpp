@@ -11,6 +11,9 @@
 
 #include "sampan/ops.h"
 #include "elementwise_support.h"
+#include "sample_support.h"
+
+using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
 namespace sampan {
 
@@ -213,7 +216,8 @@ SAMPAN_OP(core, reshape)
       Tensor src = x.is_contiguous() ? x : clone(x);
       out = Tensor(src.storage(), s, contiguous_strides(s), src.offset(), src.dtype());
     })
-    .vjp([](const VjpContext& c) -> Grads { return {reshape(c.grad_output(0), c.input(0).shape())}; });
+    .vjp([](const VjpContext& c) -> Grads { return {reshape(c.grad_output(0), c.input(0).shape())}; })
+    .samples([] { return std::vector<Values>{{f64({2, 3}), IntList{3, -1}}, {transpose(f64({2, 3}), 0, 1), IntList{6}}}; });
 
 SAMPAN_OP(core, broadcast_to)
     .doc("A read-only broadcast view of x with `shape` (NumPy rules).")
@@ -228,7 +232,8 @@ SAMPAN_OP(core, broadcast_to)
     .cpu([](const Tensor& x, const std::vector<int64_t>& shape, Tensor& out) {
       out = Tensor(x.storage(), shape, detail::broadcast_strides(x, shape), x.offset(), x.dtype());
     })
-    .vjp([](const VjpContext& c) -> Grads { return {sum_to(c.grad_output(0), c.input(0).shape())}; });
+    .vjp([](const VjpContext& c) -> Grads { return {sum_to(c.grad_output(0), c.input(0).shape())}; })
+    .samples([] { return std::vector<Values>{{f64({3, 1}), IntList{2, 3, 4}}}; });
 
 SAMPAN_OP(core, permute)
     .doc("A view with dimensions reordered: out.shape[i] = x.shape[dims[i]].")
@@ -252,7 +257,8 @@ SAMPAN_OP(core, permute)
       std::vector<int64_t> inv(p.size());
       for (size_t i = 0; i < p.size(); ++i) inv[p[i]] = static_cast<int64_t>(i);
       return {permute(c.grad_output(0), inv)};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({2, 3, 4}), IntList{2, 0, 1}}}; });
 
 SAMPAN_OP(core, slice)
     .doc("A view of x[start:stop:step] along `axis` with Python's rules: negative positions count "
@@ -271,7 +277,8 @@ SAMPAN_OP(core, slice)
       Tensor x = c.input(0), g = c.grad_output(0);
       return {slice_scatter(zeros(x.shape(), g.dtype()), g, c.attr<int64_t>(1), c.attr<int64_t>(2),
                             c.attr<int64_t>(3), c.attr<int64_t>(4))};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(1), int64_t(3), int64_t(0), int64_t(-2)}}; });
 
 SAMPAN_OP(core, select)
     .doc("A view of x[..., index, ...] at position `index` of `axis`, which is dropped; a negative "
@@ -288,12 +295,14 @@ SAMPAN_OP(core, select)
     .vjp([](const VjpContext& c) -> Grads {
       Tensor x = c.input(0), g = c.grad_output(0);
       return {select_scatter(zeros(x.shape(), g.dtype()), g, c.attr<int64_t>(1), c.attr<int64_t>(2))};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(1), int64_t(-1)}}; });
 
 SAMPAN_OP(core, squeeze)
     .doc("A view without the size-1 dimensions listed in `axes` (all size-1 dimensions when empty); "
          "naming a dimension whose size is not 1 is an error, as in NumPy.")
     .args("x", "axes")
+    .defaults({{"axes", IntList{}}})  // empty: every size-1 axis
     .outputs("out")
     .view(0)
     .shape([](const TensorSpec& x, const std::vector<int64_t>& axes) {
@@ -302,7 +311,8 @@ SAMPAN_OP(core, squeeze)
     .cpu([](const Tensor& x, const std::vector<int64_t>& axes, Tensor& out) {
       out = view_of(x, squeeze_geometry(geometry_of(x), axes));
     })
-    .vjp([](const VjpContext& c) -> Grads { return {reshape(c.grad_output(0), c.input(0).shape())}; });
+    .vjp([](const VjpContext& c) -> Grads { return {reshape(c.grad_output(0), c.input(0).shape())}; })
+    .samples([] { return std::vector<Values>{{f64({3, 1}), IntList{}}}; });
 
 SAMPAN_OP(core, unsqueeze)
     .doc("A view with a new size-1 dimension at position `axis` (-1 appends).")
@@ -311,12 +321,14 @@ SAMPAN_OP(core, unsqueeze)
     .view(0)
     .shape([](const TensorSpec& x, int64_t axis) { return spec_of(x, unsqueeze_geometry(geometry_of(x), axis)); })
     .cpu([](const Tensor& x, int64_t axis, Tensor& out) { out = view_of(x, unsqueeze_geometry(geometry_of(x), axis)); })
-    .vjp([](const VjpContext& c) -> Grads { return {reshape(c.grad_output(0), c.input(0).shape())}; });
+    .vjp([](const VjpContext& c) -> Grads { return {reshape(c.grad_output(0), c.input(0).shape())}; })
+    .samples([] { return std::vector<Values>{{f64({3, 2}), int64_t(-1)}}; });
 
 SAMPAN_OP(core, diagonal)
     .doc("A view of the diagonal of the planes (axis1, axis2), `offset` above (> 0) or below (< 0) "
          "the main one; those axes are removed and the diagonal becomes the last dimension (NumPy).")
     .args("x", "offset", "axis1", "axis2")
+    .defaults({{"offset", 0}, {"axis1", 0}, {"axis2", 1}})
     .outputs("out")
     .view(0)
     .shape([](const TensorSpec& x, int64_t offset, int64_t a1, int64_t a2) {
@@ -329,7 +341,8 @@ SAMPAN_OP(core, diagonal)
       Tensor x = c.input(0), g = c.grad_output(0);
       return {diagonal_scatter(zeros(x.shape(), g.dtype()), g, c.attr<int64_t>(1), c.attr<int64_t>(2),
                                c.attr<int64_t>(3))};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({2, 3, 4}), int64_t(1), int64_t(2), int64_t(1)}}; });
 
 // ---- out-of-place writes into views ----
 
@@ -349,7 +362,8 @@ SAMPAN_OP(core, slice_scatter)
       int64_t axis = c.attr<int64_t>(2), start = c.attr<int64_t>(3), stop = c.attr<int64_t>(4), step = c.attr<int64_t>(5);
       return {c.needs_grad(0) ? slice_scatter(g, zeros({}, g.dtype()), axis, start, stop, step) : Tensor(),
               c.needs_grad(1) ? slice(g, axis, start, stop, step) : Tensor()};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({3, 4}), f64({3, 2}, 0.9), int64_t(1), int64_t(3), int64_t(0), int64_t(-2)}}; });
 
 SAMPAN_OP(core, select_scatter)
     .doc("A copy of x whose position `index` along `axis` holds src (broadcast, converted to x's "
@@ -367,11 +381,13 @@ SAMPAN_OP(core, select_scatter)
       int64_t axis = c.attr<int64_t>(2), index = c.attr<int64_t>(3);
       return {c.needs_grad(0) ? select_scatter(g, zeros({}, g.dtype()), axis, index) : Tensor(),
               c.needs_grad(1) ? select(g, axis, index) : Tensor()};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({3, 4}), f64({3}, 0.9), int64_t(1), int64_t(2)}}; });
 
 SAMPAN_OP(core, diagonal_scatter)
     .doc("A copy of x whose diagonal (as core::diagonal selects it) holds src.")
     .args("x", "src", "offset", "axis1", "axis2")
+    .defaults({{"offset", 0}, {"axis1", 0}, {"axis2", 1}})
     .outputs("out")
     .shape([](const TensorSpec& x, const TensorSpec& src, int64_t offset, int64_t a1, int64_t a2) {
       return scatter_spec("diagonal_scatter", x, src, [&](const Geometry& g) { return diagonal_geometry(g, offset, a1, a2); });
@@ -384,7 +400,8 @@ SAMPAN_OP(core, diagonal_scatter)
       int64_t offset = c.attr<int64_t>(2), a1 = c.attr<int64_t>(3), a2 = c.attr<int64_t>(4);
       return {c.needs_grad(0) ? diagonal_scatter(g, zeros({}, g.dtype()), offset, a1, a2) : Tensor(),
               c.needs_grad(1) ? diagonal(g, offset, a1, a2) : Tensor()};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({3, 4}), f64({2}, 0.9), int64_t(-1), int64_t(0), int64_t(1)}}; });
 
 // ---- C++ API ----
 

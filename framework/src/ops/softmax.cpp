@@ -6,6 +6,9 @@
 #include "sampan/ops.h"
 #include "elementwise_support.h"
 #include "../kernels/axis_loop.h"
+#include "sample_support.h"
+
+using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
 namespace sampan {
 
@@ -36,6 +39,7 @@ template <bool Log> void softmax_kernel(const Tensor& x, int64_t axis, Tensor& o
 SAMPAN_OP(core, softmax)
     .doc("exp(x) / sum(exp(x)) along `axis`, computed stably (the maximum is subtracted first).")
     .args("x", "axis")
+    .defaults({{"axis", -1}})
     .outputs("out")
     .dtypes({DType::Float32, DType::Float64})
     .shape(softmax_spec)
@@ -44,11 +48,13 @@ SAMPAN_OP(core, softmax)
       // dy_i/dx_j = y_i (delta_ij - y_j): grad = y * (g - sum(g * y)).
       Tensor y = c.output(0), g = c.grad_output(0);
       return {mul(y, sub(g, sum(mul(g, y), {c.attr<int64_t>(1)}, true)))};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({2, 3}), int64_t(1)}, {f64({2, 3}), int64_t(0)}}; });
 
 SAMPAN_OP(core, log_softmax)
     .doc("x - logsumexp(x) along `axis`, computed stably; the log of softmax without its underflow.")
     .args("x", "axis")
+    .defaults({{"axis", -1}})
     .outputs("out")
     .dtypes({DType::Float32, DType::Float64})
     .shape(softmax_spec)
@@ -57,7 +63,8 @@ SAMPAN_OP(core, log_softmax)
       // d(log y_i)/dx_j = delta_ij - y_j: grad = g - softmax * sum(g).
       Tensor y = c.output(0), g = c.grad_output(0);
       return {sub(g, mul(exp(y), sum(g, {c.attr<int64_t>(1)}, true)))};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({2, 3}), int64_t(-1)}}; });
 
 Tensor softmax(const Tensor& x, int64_t axis) {
   static OpHandle op("core::softmax");

@@ -13,6 +13,9 @@
 #include "sampan/ops.h"
 #include "elementwise_support.h"
 #include "../kernels/axis_loop.h"
+#include "sample_support.h"
+
+using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
 namespace sampan {
 
@@ -97,6 +100,7 @@ SAMPAN_OP(core, sort)
     .doc("x sorted along `axis` (ascending, or descending), stable, NaN counted largest; also "
          "returns the int64 positions the values came from.")
     .args("x", "axis", "descending")
+    .defaults({{"axis", -1}, {"descending", false}})
     .outputs("values", "indices")
     .shape([](const TensorSpec& x, int64_t axis, bool) {
       sort_axis("sort", axis, x.dim());
@@ -106,12 +110,14 @@ SAMPAN_OP(core, sort)
       order_kernel("core::sort", x, axis, x.dim() ? x.shape()[normalize_axis(axis, x.dim())] : 0, descending, true,
                    values, indices);
     })
-    .vjp(order_vjp);
+    .vjp(order_vjp)
+    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(0), true}}; });
 
 SAMPAN_OP(core, topk)
     .doc("The k largest (or, with largest=false, smallest) elements along `axis`, in order, with "
          "their int64 positions; ties keep the earlier position first.")
     .args("x", "k", "axis", "largest")
+    .defaults({{"axis", -1}, {"largest", true}})
     .outputs("values", "indices")
     .shape([](const TensorSpec& x, int64_t k, int64_t axis, bool) {
       const int64_t d = sort_axis("topk", axis, x.dim());
@@ -128,7 +134,8 @@ SAMPAN_OP(core, topk)
     .vjp([](const VjpContext& c) -> Grads {
       Tensor x = c.input(0), g = c.grad_output(0);
       return {scatter_add(zeros(x.shape(), g.dtype()), c.attr<int64_t>(2), c.output(1), g)};
-    });
+    })
+    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(2), int64_t(1), false}}; });
 
 std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t axis, bool descending) {
   static OpHandle op("core::sort");

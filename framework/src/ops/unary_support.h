@@ -89,7 +89,7 @@ inline TensorSpec inplace_floating_unary_spec(const TensorSpec& x) {
       .shape(SPEC)                                                                                    \
       .dtypes(DTYPES)                                                                                 \
       .cpu([](const Tensor& x, Tensor& out) { ::sampan::detail::map_unary<VISIT>("core::" #NAME, x, out, FN{}); }) \
-      .vjp(VJP);
+      .vjp(VJP)
 #define SAMPAN_UNARY_INPLACE_OP(NAME, DOC, SPEC, VISIT, DTYPES, FN, VJP)                              \
   SAMPAN_OP(core, NAME)                                                                               \
       .doc(DOC " In place: the result is written into x.")                                           \
@@ -99,7 +99,8 @@ inline TensorSpec inplace_floating_unary_spec(const TensorSpec& x) {
       .shape(SPEC)                                                                                    \
       .dtypes(DTYPES)                                                                                 \
       .cpu([](const Tensor& x, Tensor& out) { ::sampan::detail::map_unary<VISIT>("core::" #NAME, x, out, FN{}); }) \
-      .vjp(VJP);
+      .vjp(VJP)
+/// (The two macros above end without a semicolon: the use chains .samples(...); after them.)
 /// The C++ API function of a one-tensor op.
 #define SAMPAN_UNARY_API(NAME)          \
   Tensor NAME(const Tensor& x) {        \

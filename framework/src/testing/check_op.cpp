@@ -13,7 +13,7 @@
 #include "sampan/autograd.h"
 #include "sampan/cuda.h"
 #include "sampan/ops.h"
-#include "../../../custom_ops/src/validate_args.h"
+#include "../op/validate_args.h"
 
 namespace sampan {
 
@@ -472,8 +472,11 @@ void check_cuda(const OpSchema& op, const Values& sample, const std::vector<Tens
 
 }  // namespace
 
-CheckOpReport check_op(const OpSchema& op, const Values& sample_args, const CheckOpOptions& opt) {
+CheckOpReport check_op(const OpSchema& op, const Values& given_args, const CheckOpOptions& opt) {
   CheckOpReport rep;
+  // Missing trailing arguments take their defaults (and ints become floats ...), as in call_op.
+  Values sample_args = given_args;
+  detail::validate_op_args(op, sample_args);
   // Inplace ops write their inputs: always work on copies of the caller's tensors.
   auto fresh = [&]() {
     Values a = sample_args;
@@ -535,7 +538,34 @@ CheckOpReport check_op(const OpSchema& op, const Values& sample_args, const Chec
     else if (!cuda::is_available())
       rep.notes.push_back("CPU vs CUDA: no GPU in this process, skipped");
     else
-      check_cuda(op, fresh(), outs, opt.determinism && opt.cuda_deterministic, rep);
+      check_cuda(op, fresh(), outs, opt.determinism && opt.cuda_deterministic && op.cuda_deterministic, rep);
+  }
+  return rep;
+}
+
+CheckOpReport check_op(const OpSchema& op, const CheckOpOptions& opt) {
+  CheckOpReport rep;
+  std::vector<Values> all;
+  for (const SampleFn& make : op.samples)
+    for (Values& v : make()) all.push_back(std::move(v));
+  if (all.empty()) {
+    rep.ok = false;
+    rep.failures.push_back("samples: op '" + op.name + "' declares no sample arguments; add .sample(...) to its SAMPAN_OP");
+    return rep;
+  }
+  for (size_t k = 0; k < all.size(); ++k) {
+    CheckOpReport one;
+    try {
+      one = check_op(op, all[k], opt);
+    } catch (const std::exception& e) {
+      one.ok = false;
+      one.failures.push_back(std::string("raised: ") + e.what());
+    }
+    const std::string tag = all.size() > 1 ? "sample " + std::to_string(k + 1) + " of " + std::to_string(all.size()) + ": " : "";
+    rep.ok = rep.ok && one.ok;
+    for (auto& f : one.failures) rep.failures.push_back(tag + f);
+    for (auto& n : one.notes)
+      if (std::find(rep.notes.begin(), rep.notes.end(), n) == rep.notes.end()) rep.notes.push_back(n);
   }
   return rep;
 }

@@ -13,7 +13,8 @@ def check_op(op, *sample_args, **options):
     """Runs sampan's generic op checks on ``op`` (an op name such as "core::mul", or a function
     from ``sp.ops``) with ``sample_args`` (float64 tensors for smooth gradient checks): shape
     function vs outputs, first- and second-order gradients against finite differences, dtype
-    sweep, in-place versions, determinism.
+    sweep, in-place versions, determinism. Without ``sample_args`` it runs every sample the op
+    declares (``.sample(...)`` in its SAMPAN_OP) and fails if it declares none.
 
     Options (keywords): eps, atol, rtol, gradients, second_order, dtype_sweep, determinism, cuda,
     seed. Returns a report with ``.ok``, ``.failures``, ``.notes`` and ``.summary()``.

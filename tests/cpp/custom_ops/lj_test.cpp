@@ -1,4 +1,4 @@
-// The Lennard-Jones example op library (custom_ops/examples/lennard_jones), loaded the way a user
+// The Lennard-Jones example op library (examples/lennard_jones), loaded the way a user
 // loads theirs: load_op_library on the shared object that sampan_add_op_library built. check_op
 // on all four ops (first and second order), then physics: the analytic two-atom energy, forces
 // against finite differences of the energy, Newton's third law, periodic images, the box
@@ -18,7 +18,7 @@
 #include "../thrown_message.h"
 
 #ifndef SAMPAN_LJ_LIBRARY
-#error "SAMPAN_LJ_LIBRARY (path of libsampan_lj.so) is defined by custom_ops/examples/lennard_jones/CMakeLists.txt"
+#error "SAMPAN_LJ_LIBRARY (path of libsampan_lj.so) is defined by examples/lennard_jones/CMakeLists.txt"
 #endif
 
 using namespace sampan;

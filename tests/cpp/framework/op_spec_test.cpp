@@ -92,6 +92,61 @@ TEST(OpSpec, RegistrationErrorsAreReportedNotFatal) {
   EXPECT_EQ(find_op_if("demo::fine_but_in_a_broken_library"), nullptr);
 }
 
+// Defaults are checked where they are declared: a name the op does not have, a value of the
+// wrong kind, a default followed by an argument without one, a default for a plain tensor.
+TEST(OpSpec, BadDefaultsAreRegistrationErrorsNamingTheArgument) {
+  begin_library_load("libdefaults.so");
+  auto unary = [](const char* name) {
+    OpBuilder b(name);
+    b.args("x", "a", "n").shape([](const TensorSpec& x, double, int64_t) { return x; })
+        .cpu([](const Tensor&, double, int64_t, Tensor&) {}).nondifferentiable();
+    return b;
+  };
+  OpBuilder unknown = unary("demo::default_unknown");
+  unknown.defaults({{"alpha", 1.0}});
+  sampan_register_op(SAMPAN_ABI_VERSION, &unknown);
+  OpBuilder wrong_kind = unary("demo::default_wrong_kind");
+  wrong_kind.defaults({{"n", "three"}});
+  sampan_register_op(SAMPAN_ABI_VERSION, &wrong_kind);
+  OpBuilder not_trailing = unary("demo::default_not_trailing");
+  not_trailing.defaults({{"a", 2.0}});
+  sampan_register_op(SAMPAN_ABI_VERSION, &not_trailing);
+  OpBuilder tensor_default = unary("demo::default_tensor");
+  tensor_default.defaults({{"x", 1.0}, {"a", 1.0}, {"n", 1}});
+  sampan_register_op(SAMPAN_ABI_VERSION, &tensor_default);
+  auto res = end_library_load();
+  ASSERT_EQ(res.errors.size(), 4u);
+  EXPECT_NE(res.errors[0].find("a default for 'alpha', which is not an argument (x, a, n)"), std::string::npos) << res.errors[0];
+  EXPECT_NE(res.errors[1].find("the default of 'n' is str but the argument is int"), std::string::npos) << res.errors[1];
+  EXPECT_NE(res.errors[2].find("the default of 'a' is followed by 'n', which has none"), std::string::npos) << res.errors[2];
+  EXPECT_NE(res.errors[3].find("a default for tensor argument 'x'"), std::string::npos) << res.errors[3];
+}
+
+TEST(OpSpec, DeclaredDefaultsAndSamplesReachCallOpAndCheckOp) {
+  // An int default for a float argument is converted, as call_op converts an int argument.
+  begin_library_load("libdefaults_ok.so");
+  OpBuilder b("demo::scaled_by_default");
+  b.args("x", "a").defaults({{"a", 3}})
+      .shape([](const TensorSpec& x, double) { return x; })
+      .cpu([](const Tensor& x, double a, Tensor& out) { copy_(out, mul(x, full({}, a, DType::Float64))); })
+      .vjp([](const VjpContext& c) -> Grads { return {c.grad_output(0) * c.attr<double>(1)}; })
+      .sample([] { return Values{from_vector({0.5, -1.5}, {2}), 1.5}; })
+      .sample([] { return Values{from_vector({2.0}, {1})}; });  // a left to its default
+  sampan_register_op(SAMPAN_ABI_VERSION, &b);
+  auto res = end_library_load();
+  ASSERT_TRUE(res.errors.empty()) << res.errors[0];
+  const OpSchema& op = find_op("demo::scaled_by_default");
+  EXPECT_EQ(op.signature(), "scaled_by_default(x: Tensor, a: float = 3.0) -> out");
+  EXPECT_DOUBLE_EQ(call_op(op, {from_vector({2.0}, {1})})[0].item(), 6.0);
+  auto r = check_op(op);
+  EXPECT_TRUE(r.ok) << r.summary();
+  // check_op(op) on an op without samples fails, naming the op and what to add.
+  auto none = check_op(find_op("demo::scaled_square"));
+  EXPECT_FALSE(none.ok);
+  EXPECT_NE(none.summary().find("'demo::scaled_square' declares no sample arguments; add .sample(...)"), std::string::npos)
+      << none.summary();
+}
+
 TEST(OpSpec, LoadingAMissingLibraryNamesThePath) {
   try {
     load_op_library("/nonexistent/libops.so");

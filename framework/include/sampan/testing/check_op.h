@@ -42,6 +42,9 @@ struct CheckOpReport {
 };
 
 CheckOpReport check_op(const OpSchema& op, const Values& sample_args, const CheckOpOptions& opt = {});
+/// check_op on every sample the op declares (.sample / .samples); fails when it declares none.
+/// Failures name the sample ("sample 2 of 3: ..."); notes are merged.
+CheckOpReport check_op(const OpSchema& op, const CheckOpOptions& opt = {});
 inline CheckOpReport check_op(const std::string& name, const Values& sample_args,
                               const CheckOpOptions& opt = {}) {
   return check_op(find_op(name), sample_args, opt);

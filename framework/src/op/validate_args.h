@@ -10,4 +10,10 @@ namespace sampan::detail {
 /// float, int to List[int], ...); throws TypeError naming the argument.
 void validate_op_args(const OpSchema& op, Values& args);
 
+/// Whether `v` can be passed as an argument of kind `k`, converting it as call_op does.
+bool coerce_to_kind(ArgKind k, Value& v);
+
+/// The kind of value `v` holds, for error messages ("int", "List[float]" ...).
+const char* value_kind_name(const Value& v);
+
 }  // namespace sampan::detail

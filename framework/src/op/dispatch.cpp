@@ -9,7 +9,7 @@
 #include "sampan/autograd.h"
 #include "sampan/ops.h"
 #include "sampan/profiler.h"
-#include "../../framework/src/autograd/accumulate_grad.h"
+#include "../autograd/accumulate_grad.h"
 
 namespace sampan {
 
@@ -99,6 +99,8 @@ template <class F> void for_each_tensor(const OpSchema& op, const Values& args, 
 }
 
 void validate_args(const OpSchema& op, Values& args) {
+  // Missing trailing arguments take the op's declared defaults.
+  for (size_t i = args.size(); i < op.defaults.size() && op.defaults[i]; ++i) args.push_back(*op.defaults[i]);
   if (args.size() != op.arg_kinds.size()) {
     std::ostringstream os;
     os << "op '" << op.name << "' takes " << op.arg_kinds.size() << " arguments ("
@@ -280,6 +282,8 @@ class ShapeCache {
 }  // namespace
 
 void detail::validate_op_args(const OpSchema& op, Values& args) { validate_args(op, args); }
+bool detail::coerce_to_kind(ArgKind k, Value& v) { return kind_matches(k, v); }
+const char* detail::value_kind_name(const Value& v) { return sampan::value_kind_name(v); }
 
 std::vector<TensorSpec> infer_op(const OpSchema& op, const Values& args) {
   Values a = args;

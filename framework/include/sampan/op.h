@@ -8,7 +8,13 @@
 //       .shape([](const TensorSpec& pos, const TensorSpec&, const TensorSpec&, double, double, double) {
 //         return TensorSpec{{}, pos.dtype, pos.device}; })
 //       .cpu(lj_energy_cpu)   // void(const Tensor&, const Tensor&, const Tensor&, double, double, double, Tensor& energy)
-//       .vjp([](const VjpContext& c) -> Grads { ... });
+//       .vjp([](const VjpContext& c) -> Grads { ... })
+//       .defaults({{"rcut", 2.5}})                      // trailing arguments may have defaults
+//       .sample([] { return Values{pos, pairs, box, 1.0, 1.0, 2.5}; });  // what check_op runs
+//
+// The declaration is the one source of what is known about the op: its Python function's
+// signature and defaults, its docstring, the devices it runs on (its kernels), and the sample
+// arguments with which the registry audit (check_op) tests it.
 //
 // Argument kinds come from the kernel's C++ signature: `const Tensor&` is a tensor input,
 // `const std::optional<Tensor>&` an optional one, `const std::vector<Tensor>&` a list; bool,
@@ -20,6 +26,7 @@
 
 #include <array>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -87,6 +94,35 @@ class VjpContext {
   template <class T> const T& attr(size_t i) const { return std::get<T>(arg(i)); }
 };
 
+namespace detail {
+// C++ values as op arguments (what OpHandle passes and .defaults() stores).
+inline Value to_value(const Tensor& t) { return t; }
+inline Value to_value(const std::optional<Tensor>& t) { return t ? Value(*t) : Value(); }
+inline Value to_value(std::nullopt_t) { return Value(); }
+inline Value to_value(const std::vector<Tensor>& t) { return t; }
+inline Value to_value(bool b) { return b; }
+inline Value to_value(int v) { return static_cast<int64_t>(v); }
+inline Value to_value(int64_t v) { return v; }
+inline Value to_value(double v) { return v; }
+inline Value to_value(float v) { return static_cast<double>(v); }
+inline Value to_value(const char* s) { return std::string(s); }
+inline Value to_value(const std::string& s) { return s; }
+inline Value to_value(const std::vector<int64_t>& v) { return v; }
+inline Value to_value(const std::vector<double>& v) { return v; }
+inline Value to_value(const std::vector<std::string>& v) { return v; }
+}  // namespace detail
+
+/// One declared default: an argument name and its value, `{"keepdim", false}`.
+struct ArgDefault {
+  std::string name;
+  Value value;
+  template <class T> ArgDefault(std::string n, const T& v) : name(std::move(n)), value(detail::to_value(v)) {}
+};
+
+/// Makes one or more sample argument lists for check_op (called only when the op is tested, so
+/// declaring samples costs nothing at load time).
+using SampleFn = std::function<std::vector<Values>()>;
+
 using ShapeFn = std::function<std::vector<TensorSpec>(const Values&)>;
 using KernelFn = std::function<void(const Values&, std::vector<Tensor>&)>;
 using VjpFn = std::function<Grads(const VjpContext&)>;
@@ -110,6 +146,12 @@ class OpSchema {
   std::vector<int> views;             // outputs the kernel returns as views of an input
   std::vector<DType> dtypes;          // dtypes the op supports; check_op sweeps them
   bool transfers_device = false;      // outputs go to the device the shape function names
+  bool cuda_deterministic = true;     // false: the CUDA kernel sums with atomics (bits vary run to run)
+  // Per argument, its default (std::nullopt: none); filled by the registry from .defaults() and
+  // None for optional tensors, trailing only. call_op and the Python functions fill missing
+  // trailing arguments from it.
+  std::vector<std::optional<Value>> defaults;
+  std::vector<SampleFn> samples;      // check_op's sample arguments (.sample / .samples)
   int abi_version = SAMPAN_ABI_VERSION;
 
   std::string ns() const { return name.substr(0, name.find("::")); }
@@ -123,6 +165,7 @@ class OpSchema {
     for (int v : views) if (v == o) return true;
     return false;
   }
+  bool has_kernel(DeviceType d) const { return kernels.count(d) != 0; }
   /// "add(x: Tensor, y: Tensor) -> out" for docstrings and errors.
   std::string signature() const;
 };
@@ -130,6 +173,9 @@ class OpSchema {
 // ------------------------------------------------------------------------------------------
 // Calling ops
 // ------------------------------------------------------------------------------------------
+
+/// A value as Python would write it (True, 1e-05, 'float32', [0, 1], None): for signatures.
+std::string value_repr(const Value& v);
 
 /// Looks an op up by "ns::name"; throws ValueError listing near names when absent.
 const OpSchema& find_op(const std::string& name);
@@ -163,20 +209,7 @@ class OpHandle {
   }
 
  private:
-  static Value to_value(const Tensor& t) { return t; }
-  static Value to_value(const std::optional<Tensor>& t) { return t ? Value(*t) : Value(); }
-  static Value to_value(std::nullopt_t) { return Value(); }
-  static Value to_value(const std::vector<Tensor>& t) { return t; }
-  static Value to_value(bool b) { return b; }
-  static Value to_value(int v) { return static_cast<int64_t>(v); }
-  static Value to_value(int64_t v) { return v; }
-  static Value to_value(double v) { return v; }
-  static Value to_value(float v) { return static_cast<double>(v); }
-  static Value to_value(const char* s) { return std::string(s); }
-  static Value to_value(const std::string& s) { return s; }
-  static Value to_value(const std::vector<int64_t>& v) { return v; }
-  static Value to_value(const std::vector<double>& v) { return v; }
-  static Value to_value(const std::vector<std::string>& v) { return v; }
+  template <class T> static Value to_value(T&& a) { return detail::to_value(std::forward<T>(a)); }
   std::string name_;
   mutable const OpSchema* op_ = nullptr;
 };
@@ -348,15 +381,34 @@ class OpBuilder {
   /// The outputs are allocated on the device the shape function names, not the inputs' (a copy
   /// between devices, core::to_device); the kernel is still the one of the inputs' device.
   OpBuilder& transfers_device() { schema_.transfers_device = true; return *this; }
+  /// The CUDA kernel adds with atomics: the CPU's values to rounding, not the same bits run to
+  /// run (check_op then compares CPU and CUDA within tolerance and skips CUDA determinism).
+  OpBuilder& cuda_nondeterministic() { schema_.cuda_deterministic = false; return *this; }
+  /// Defaults of trailing arguments by name: `.defaults({{"axes", std::vector<int64_t>{}}, {"keepdim", false}})`.
+  /// The registry checks the names and kinds; optional tensors default to None without saying so.
+  OpBuilder& defaults(std::initializer_list<ArgDefault> d) {
+    declared_defaults_.insert(declared_defaults_.end(), d.begin(), d.end());
+    return *this;
+  }
+  /// One sample argument list for check_op (float64 values away from kinks and ties); call
+  /// again for more. The registry audit runs check_op on every sample of every op.
+  template <class F> OpBuilder& sample(F make) {
+    schema_.samples.emplace_back([make] { return std::vector<Values>{make()}; });
+    return *this;
+  }
+  /// Several sample argument lists made by one function.
+  OpBuilder& samples(SampleFn make) { schema_.samples.push_back(std::move(make)); return *this; }
 
   const OpSchema& schema() const { return schema_; }
   const std::vector<ArgKind>& kernel_kinds() const { return kernel_kinds_; }
   const std::vector<ArgKind>& shape_kinds() const { return shape_kinds_; }
   size_t n_kernel_outputs() const { return n_kernel_outputs_; }
   const std::string& error() const { return error_; }
+  const std::vector<ArgDefault>& declared_defaults() const { return declared_defaults_; }
 
  private:
   OpSchema schema_;
+  std::vector<ArgDefault> declared_defaults_;
   std::vector<ArgKind> kernel_kinds_, shape_kinds_;
   size_t n_kernel_outputs_ = 0;
   std::string error_;

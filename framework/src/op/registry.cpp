@@ -1,11 +1,13 @@
 // sampan: the process-wide op registry. Built-in ops, module ops and user libraries all land here.
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
 
 #include "sampan/op.h"
 #include "sampan/op_library.h"
+#include "validate_args.h"
 
 namespace sampan {
 
@@ -68,6 +70,54 @@ std::string validate(const OpBuilder& b) {
   return err.str();
 }
 
+// The op's defaults per argument from its declared ones (checked: a known name, a value of the
+// argument's kind, declared once, trailing) and None for optional tensors; appends problems to `err`.
+std::vector<std::optional<Value>> resolve_defaults(const OpSchema& s, const std::vector<ArgDefault>& declared,
+                                                   std::ostringstream& err) {
+  const size_t n = s.arg_kinds.size();
+  std::vector<std::optional<Value>> d(n);
+  std::vector<bool> explicit_default(n, false);
+  for (const ArgDefault& a : declared) {
+    auto it = std::find(s.arg_names.begin(), s.arg_names.end(), a.name);
+    if (it == s.arg_names.end()) {
+      err << "a default for '" << a.name << "', which is not an argument (";
+      for (size_t i = 0; i < n; ++i) err << (i ? ", " : "") << s.arg_names[i];
+      err << "); ";
+      continue;
+    }
+    const size_t i = static_cast<size_t>(it - s.arg_names.begin());
+    Value v = a.value;
+    if (explicit_default[i]) err << "two defaults for '" << a.name << "'; ";
+    if (is_tensor_kind(s.arg_kinds[i]) && !(s.arg_kinds[i] == ArgKind::OptionalTensor &&
+                                            std::holds_alternative<std::monostate>(v))) {
+      err << "a default for tensor argument '" << a.name << "' (only optional tensors have one: None); ";
+      continue;
+    }
+    if (!detail::coerce_to_kind(s.arg_kinds[i], v)) {
+      err << "the default of '" << a.name << "' is " << detail::value_kind_name(v) << " but the argument is "
+          << arg_kind_name(s.arg_kinds[i]) << "; ";
+      continue;
+    }
+    d[i] = std::move(v);
+    explicit_default[i] = true;
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (!d[i] && s.arg_kinds[i] == ArgKind::OptionalTensor) d[i].emplace(std::monostate{});
+  // Only a trailing run of defaults can be used (Python's rule too): an explicit default followed
+  // by an argument without one is a mistake; an optional tensor's implicit None just lapses.
+  for (size_t i = n; i-- > 0;) {
+    if (d[i]) continue;
+    for (size_t j = 0; j < i; ++j) {
+      if (explicit_default[j])
+        err << "the default of '" << s.arg_names[j] << "' is followed by '" << s.arg_names[i]
+            << "', which has none (defaults must trail); ";
+      d[j].reset();
+    }
+    break;
+  }
+  return d;
+}
+
 }  // namespace
 
 const char* arg_kind_name(ArgKind k) {
@@ -86,11 +136,57 @@ const char* arg_kind_name(ArgKind k) {
   return "?";
 }
 
+namespace {
+// The shortest decimal that reads back as `x` (1e-05, not 1.0000000000000001e-05).
+std::string shortest(double x) {
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  if (std::isnan(x)) return "nan";
+  for (int prec = 1; prec <= 17; ++prec) {
+    std::ostringstream os;
+    os.precision(prec);
+    os << x;
+    if (std::stod(os.str()) == x) {
+      std::string r = os.str();
+      if (r.find_first_of(".einf") == std::string::npos) r += ".0";
+      return r;
+    }
+  }
+  return std::to_string(x);
+}
+template <class T, class F> std::string list_repr(const std::vector<T>& v, F item) {
+  std::string r = "[";
+  for (size_t i = 0; i < v.size(); ++i) r += (i ? ", " : "") + item(v[i]);
+  return r + "]";
+}
+}  // namespace
+
+std::string value_repr(const Value& v) {
+  struct Repr {
+    std::string operator()(std::monostate) const { return "None"; }
+    std::string operator()(const Tensor&) const { return "<Tensor>"; }
+    std::string operator()(const std::vector<Tensor>& l) const { return "<" + std::to_string(l.size()) + " Tensors>"; }
+    std::string operator()(bool b) const { return b ? "True" : "False"; }
+    std::string operator()(int64_t i) const { return std::to_string(i); }
+    std::string operator()(double d) const { return shortest(d); }
+    std::string operator()(const std::string& s) const { return "'" + s + "'"; }
+    std::string operator()(const std::vector<int64_t>& l) const {
+      return list_repr(l, [](int64_t i) { return std::to_string(i); });
+    }
+    std::string operator()(const std::vector<double>& l) const { return list_repr(l, shortest); }
+    std::string operator()(const std::vector<std::string>& l) const {
+      return list_repr(l, [](const std::string& s) { return "'" + s + "'"; });
+    }
+  };
+  return std::visit(Repr{}, v);
+}
+
 std::string OpSchema::signature() const {
   std::ostringstream os;
   os << short_name() << "(";
-  for (size_t i = 0; i < arg_kinds.size(); ++i)
+  for (size_t i = 0; i < arg_kinds.size(); ++i) {
     os << (i ? ", " : "") << arg_names[i] << ": " << arg_kind_name(arg_kinds[i]);
+    if (i < defaults.size() && defaults[i]) os << " = " << value_repr(*defaults[i]);
+  }
   os << ") -> ";
   if (output_names.size() == 1) {
     os << output_names[0];
@@ -132,6 +228,12 @@ extern "C" void sampan_register_op(int abi_version, const OpBuilder* builder) {
     if (builder->n_kernel_outputs() == 1) s->output_names = {"out"};
     else
       for (size_t i = 0; i < builder->n_kernel_outputs(); ++i) s->output_names.push_back("out" + std::to_string(i));
+  }
+  std::ostringstream default_errors;
+  s->defaults = resolve_defaults(*s, builder->declared_defaults(), default_errors);
+  if (!default_errors.str().empty()) {
+    r.pending_errors.push_back("op '" + name + "' (library '" + r.loading_library + "'): " + default_errors.str());
+    return;
   }
   r.loaded_by_current.push_back(name);
   r.ops.emplace(name, std::move(s));

@@ -1,0 +1,14 @@
+// sampan internal: the names the op files' sample declarations (.sample / .samples) use.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "sampan/testing/samples.h"
+
+namespace sampan::op_samples {
+using testing::c128;
+using testing::f64;
+using IntList = std::vector<int64_t>;
+}  // namespace sampan::op_samples
