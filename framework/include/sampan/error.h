@@ -30,6 +30,13 @@ template <class... A> std::string concat(const A&... a) {
 
 }  // namespace sampan
 
+// The one error idiom: a message streamed from its pieces (strings, numbers, shape_str(...)),
+// thrown as one of the kinds above. Messages name the op or file, the argument or field, what
+// was expected and what was found.
+
 /// Throw `Kind` with the streamed message unless `cond` holds: SAMPAN_CHECK(n > 0, ValueError, "n=", n).
 #define SAMPAN_CHECK(cond, Kind, ...) \
   do { if (!(cond)) throw ::sampan::Kind(::sampan::detail::concat(__VA_ARGS__)); } while (0)
+
+/// Throw `Kind` with the streamed message: SAMPAN_THROW(TypeError, op, ": 'x' must be float64, got ", name).
+#define SAMPAN_THROW(Kind, ...) throw ::sampan::Kind(::sampan::detail::concat(__VA_ARGS__))
