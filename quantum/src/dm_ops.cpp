@@ -10,6 +10,8 @@
 #include "sampan/quantum/circuit.h"
 #include "sampan/quantum/density_matrix.h"
 
+#include "op_samples.h"
+
 namespace sampan::quantum {
 
 namespace {
@@ -129,7 +131,8 @@ SAMPAN_OP(quantum, density_matrix)
       return {vjp_op(c.input(0), c.grad_output(0), c.attr<IntList>(1), c.attr<FloatList>(2), c.attr<int64_t>(3))[0]};
     })
     .once_differentiable()
-    .dtypes({DType::Float64});
+    .dtypes({DType::Float64})
+    .sample([] { return samples::noisy_circuit(0); });
 
 SAMPAN_OP(quantum, density_matrix_vjp)
     .doc(std::string("d Re<cotangent, rho(params)>/dparams [P] (float64) for quantum::density_matrix, with "
@@ -148,7 +151,8 @@ SAMPAN_OP(quantum, density_matrix_vjp)
     })
     .cpu(density_matrix_vjp_cpu)
     .nondifferentiable()
-    .dtypes({DType::Float64});
+    .dtypes({DType::Float64})
+    .sample([] { return samples::noisy_circuit(2); });
 
 SAMPAN_OP(quantum, dm_expectation)
     .doc(std::string("tr(H rho) (float64 scalar) for rho = quantum::density_matrix(params, ...) and H a weighted "
@@ -172,7 +176,8 @@ SAMPAN_OP(quantum, dm_expectation)
       return {mul(g, c.grad_output(0))};
     })
     .once_differentiable()
-    .dtypes({DType::Float64});
+    .dtypes({DType::Float64})
+    .sample([] { return samples::noisy_circuit(1); });
 
 SAMPAN_OP(quantum, dm_expectation_grad)
     .doc(std::string("d tr(H rho)/dparams [P] (float64) of quantum::dm_expectation by the adjoint method over "
@@ -188,7 +193,8 @@ SAMPAN_OP(quantum, dm_expectation_grad)
     })
     .cpu(dm_expectation_grad_cpu)
     .nondifferentiable()
-    .dtypes({DType::Float64});
+    .dtypes({DType::Float64})
+    .sample([] { return samples::noisy_circuit(1); });
 
 SAMPAN_OP(quantum, evolve_density_matrix)
     .doc(std::string("E(rho) (complex128 [2^n, 2^n]): the circuit of gates and noise channels applied to a given "
@@ -210,7 +216,8 @@ SAMPAN_OP(quantum, evolve_density_matrix)
       return {g[0], g[1]};
     })
     .once_differentiable()
-    .dtypes({DType::Float64});
+    .dtypes({DType::Float64})
+    .sample([] { return samples::evolve(false); });
 
 SAMPAN_OP(quantum, evolve_density_matrix_vjp)
     .doc(std::string("(d/dparams, d/drho) of Re<cotangent, E(rho)> for quantum::evolve_density_matrix. Not "
@@ -228,6 +235,7 @@ SAMPAN_OP(quantum, evolve_density_matrix_vjp)
     })
     .cpu(evolve_vjp_cpu)
     .nondifferentiable()
-    .dtypes({DType::Float64});
+    .dtypes({DType::Float64})
+    .sample([] { return samples::evolve(true); });
 
 }  // namespace sampan::quantum

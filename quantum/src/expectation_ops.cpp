@@ -4,6 +4,7 @@
 #include <string>
 
 #include "op_args.h"
+#include "op_samples.h"
 
 namespace sampan::quantum {
 
@@ -57,7 +58,8 @@ SAMPAN_OP(quantum, expectation)
       return {mul(g, c.grad_output(0))};
     })
     .once_differentiable()
-    .dtypes({DType::Float64});
+    .dtypes({DType::Float64})
+    .sample([] { return samples::circuit(true); });
 
 // Nondifferentiable: it is only reached through expectation's vjp, which runs once (see above).
 SAMPAN_OP(quantum, expectation_grad)
@@ -74,7 +76,8 @@ SAMPAN_OP(quantum, expectation_grad)
     })
     .cpu(expectation_grad_cpu)
     .nondifferentiable()
-    .dtypes({DType::Float64});
+    .dtypes({DType::Float64})
+    .sample([] { return samples::circuit(true); });
 
 /// Referenced by executables that must load this library even when they call no other symbol.
 extern "C" int sampan_quantum_registered() { return 1; }

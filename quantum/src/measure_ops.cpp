@@ -5,6 +5,7 @@
 
 #include "kernels/measurement.h"
 #include "op_args.h"
+#include "op_samples.h"
 
 namespace sampan::quantum {
 
@@ -104,7 +105,9 @@ SAMPAN_OP(quantum, measure)
       return {vjp_op(c.input(0), c.grad_output(0), c.grad_output(1), c.attr<IntList>(1), c.attr<IntList>(2))[0]};
     })
     .once_differentiable()
-    .dtypes({DType::Complex128, DType::Complex64});
+    .dtypes({DType::Complex128, DType::Complex64})
+    .sample([] { return Values{samples::state(false), IntList{2, 0}, IntList{1, 0}}; })
+    .sample([] { return Values{samples::state(true), IntList{1}, IntList{1}}; });
 
 SAMPAN_OP(quantum, measure_vjp)
     .doc(std::string("The state gradient of quantum::measure for the cotangents of the post-measurement state "
@@ -123,6 +126,14 @@ SAMPAN_OP(quantum, measure_vjp)
     })
     .cpu(measure_vjp_cpu)
     .nondifferentiable()
-    .dtypes({DType::Complex128, DType::Complex64});
+    .dtypes({DType::Complex128, DType::Complex64})
+    .sample([] {
+      return Values{samples::state(false), samples::complex_cotangent({8}, 0.4), from_vector({0.7}, {}),
+                    IntList{2, 0}, IntList{1, 0}};
+    })
+    .sample([] {
+      return Values{samples::state(true), samples::complex_cotangent({8, 8}, 0.3), from_vector({-0.4}, {}),
+                    IntList{1}, IntList{1}};
+    });
 
 }  // namespace sampan::quantum

@@ -4,6 +4,7 @@
 
 #include "kernels/measurement.h"
 #include "op_args.h"
+#include "op_samples.h"
 
 namespace sampan::quantum {
 
@@ -57,7 +58,10 @@ SAMPAN_OP(quantum, probabilities)
       return {vjp_op(c.input(0), c.grad_output(0), c.attr<IntList>(1))[0]};
     })
     .once_differentiable()
-    .dtypes({DType::Complex128, DType::Complex64});
+    .dtypes({DType::Complex128, DType::Complex64})
+    .sample([] { return Values{samples::state(false), IntList{2, 0}}; })
+    .sample([] { return Values{samples::state(true), IntList{1, 2}}; })
+    .sample([] { return Values{samples::state(false), IntList{}}; });
 
 SAMPAN_OP(quantum, probabilities_vjp)
     .doc(std::string("The state gradient of sum_b cotangent_b p_b for quantum::probabilities: 2 w_b(i) psi_i for "
@@ -75,6 +79,8 @@ SAMPAN_OP(quantum, probabilities_vjp)
     })
     .cpu(probabilities_vjp_cpu)
     .nondifferentiable()
-    .dtypes({DType::Complex128, DType::Complex64});
+    .dtypes({DType::Complex128, DType::Complex64})
+    .sample([] { return Values{samples::state(false), from_vector({0.3, -1.1, 0.8, 0.25}, {4}), IntList{2, 0}}; })
+    .sample([] { return Values{samples::state(true), from_vector({0.3, -1.1, 0.8, 0.25}, {4}), IntList{1, 2}}; });
 
 }  // namespace sampan::quantum

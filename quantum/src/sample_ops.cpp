@@ -6,6 +6,7 @@
 
 #include "kernels/measurement.h"
 #include "op_args.h"
+#include "op_samples.h"
 
 namespace sampan::quantum {
 
@@ -55,6 +56,8 @@ SAMPAN_OP(quantum, sample)
     })
     .cpu(sample_cpu)
     .nondifferentiable()
-    .dtypes({DType::Complex128, DType::Complex64});
+    .dtypes({DType::Complex128, DType::Complex64})
+    .sample([] { return Values{samples::state(false), IntList{0, 2}, int64_t(50), int64_t(7), int64_t(3)}; })
+    .sample([] { return Values{samples::state(true), IntList{}, int64_t(20), int64_t(1), int64_t(0)}; });
 
 }  // namespace sampan::quantum

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "op_args.h"
+#include "op_samples.h"
 
 namespace sampan::quantum {
 
@@ -37,7 +38,8 @@ SAMPAN_OP(quantum, statevector)
       return {vjp_op(c.input(0), c.grad_output(0), c.attr<IntList>(1), c.attr<FloatList>(2), c.attr<int64_t>(3))[0]};
     })
     .once_differentiable()
-    .dtypes({DType::Float64});
+    .dtypes({DType::Float64})
+    .sample([] { return samples::circuit(false); });
 
 SAMPAN_OP(quantum, statevector_vjp)
     .doc("d Re<cotangent, psi(params)>/dparams [P] (float64) for quantum::statevector, <a, b> = sum conj(a) b "
@@ -65,6 +67,7 @@ SAMPAN_OP(quantum, statevector_vjp)
                       out.data<double>());
     })
     .nondifferentiable()
-    .dtypes({DType::Float64});
+    .dtypes({DType::Float64})
+    .sample([] { return samples::statevector_vjp(); });
 
 }  // namespace sampan::quantum
