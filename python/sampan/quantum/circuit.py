@@ -444,7 +444,7 @@ class Circuit(ChannelMixin, ClassicalMixin):
         return sp.ops.quantum.statevector(params, enc, consts, self.n_qubits)
 
     def density_matrix(self):
-        """rho after the circuit from |0...0><0...0|: complex128 sp tensor [2^n, 2^n], differentiable."""
+        """rho after the circuit from ``|0...0><0...0|``: complex128 sp tensor [2^n, 2^n], differentiable."""
         params, enc, consts = self.encode()
         return sp.ops.quantum.density_matrix(params, enc, consts, self.n_qubits)
 

@@ -242,7 +242,7 @@ class ClassicalMixin:
         return dict(sorted(out.items()))
 
     def reset(self, qubits):
-        """Resets each selected qubit to |0> (OpenQASM's reset; the reset channel with (p0, p1) = (1, 0))."""
+        """Resets each selected qubit to ``|0>`` (OpenQASM's reset; the reset channel with (p0, p1) = (1, 0))."""
         return self.reset_channel((1.0, 0.0), qubits)
 
     def _state_vector_runnable(self):

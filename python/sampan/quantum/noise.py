@@ -72,11 +72,11 @@ class ChannelMixin:
         return self._channel("bit_phase_flip", qubits, [prob])
 
     def amplitude_damping(self, gamma, qubits="full"):
-        """Kraus [[1,0],[0,sqrt(1-g)]], [[0,sqrt g],[0,0]]: |1> decays to |0> with probability g."""
+        """Kraus [[1,0],[0,sqrt(1-g)]], [[0,sqrt g],[0,0]]: ``|1>`` decays to ``|0>`` with probability g."""
         return self._channel("amplitude_damping", qubits, [gamma])
 
     def generalized_amplitude_damping(self, gamma, prob, qubits="full"):
-        """Amplitude damping towards |0> with weight p and towards |1> with weight 1-p (Paddle's)."""
+        """Amplitude damping towards ``|0>`` with weight p and towards ``|1>`` with weight 1-p (Paddle's)."""
         return self._channel("generalized_amplitude_damping", qubits, [gamma, prob])
 
     def phase_damping(self, gamma, qubits="full"):
@@ -95,7 +95,7 @@ class ChannelMixin:
         return self._channel("pauli_channel", qubits, prob)
 
     def reset_channel(self, prob, qubits="full"):
-        """prob = (p0, p1): (1-p0-p1) rho + p0 |0><0| + p1 |1><1| (times tr rho)."""
+        """prob = (p0, p1): ``(1-p0-p1) rho + p0 |0><0| + p1 |1><1|`` (times tr rho)."""
         prob = list(prob) if not isinstance(prob, sp.Tensor) else [prob[i] for i in range(2)]
         if len(prob) != 2:
             raise ValueError(f"Circuit.reset_channel: prob is (p0, p1), got {len(prob)} values")
@@ -135,13 +135,13 @@ class ChannelMixin:
 
     def kraus_repr(self, kraus_oper, qubits):
         """sum_k K_k rho K_k^+ for Kraus operators of 2^k x 2^k (k = len(qubits) <= 3), checked trace
-        preserving (max |sum K^+ K - I| <= 1e-10)."""
+        preserving (``max |sum K^+ K - I| <= 1e-10``)."""
         k = 1 if isinstance(qubits, numbers.Integral) else len(list(qubits))
         ks = [complex_matrix(m, "kraus_repr", 2 ** k) for m in kraus_oper]
         return self._matrix_channel("kraus_repr", qubits, sum((flat_numbers(m) for m in ks), []), len(ks))
 
     def choi_repr(self, choi_oper, qubits):
-        """The channel of Choi matrix J = sum_ij |i><j| (x) E(|i><j|) (input factor first, 4^k x 4^k),
+        """The channel of Choi matrix ``J = sum_ij |i><j| (x) E(|i><j|)`` (input factor first, 4^k x 4^k),
         checked Hermitian, positive semidefinite and trace preserving (tr_out J = I)."""
         k = 1 if isinstance(qubits, numbers.Integral) else len(list(qubits))
         j = complex_matrix(choi_oper, "choi_repr", 4 ** k)
