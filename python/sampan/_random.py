@@ -24,9 +24,6 @@ def draw(generator):
     return generator._draw()
 
 
-_draw = draw  # the old private name, still imported by sampan/quantum/noise.py until it moves to draw
-
-
 def manual_seed(seed):
     """Reseeds the default generator; returns it (as torch.manual_seed)."""
     _C.manual_seed(int(seed))
