@@ -56,6 +56,9 @@ from .io import save, load  # noqa: E402  (checkpoints in HDF5)
 
 # Subpackages that other modules add (sp.nn, sp.optim ...) load on first use.
 _LAZY_SUBPACKAGES = ("nn", "optim", "io", "distributed", "quantum", "deepmd", "helix")
+# The high-level training API (sp.Model, sp.metric, sp.callbacks) loads on first use too.
+_LAZY_SUBPACKAGES += ("hapi", "metric", "callbacks")
+_LAZY_NAMES = {"Model": "hapi"}  # name -> the subpackage that defines it
 # Names a PyTorch or Paddle user may reach for that sampan does not have yet (README, Status).
 _NOT_YET = {"jit": "tracing (jit.trace)", "amp": "mixed precision (amp)"}
 
@@ -64,6 +67,9 @@ def __getattr__(name):
     if name in _LAZY_SUBPACKAGES:
         import importlib
         return importlib.import_module(f".{name}", __name__)
+    if name in _LAZY_NAMES:
+        import importlib
+        return getattr(importlib.import_module(f".{_LAZY_NAMES[name]}", __name__), name)
     if name in _NOT_YET:
         raise AttributeError(f"module 'sampan' has no attribute '{name}': {_NOT_YET[name]} is not in sampan yet")
     raise AttributeError(f"module 'sampan' has no attribute '{name}'")

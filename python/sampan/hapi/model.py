@@ -1,0 +1,537 @@
+"""sp.Model: fit / evaluate / predict over a network, with resumable checkpoints and MPI data
+parallelism::
+
+    model = sp.Model(sp.nn.Linear(3, 1))
+    model.prepare(sp.optim.Adam(model.parameters(), lr=1e-2), sp.nn.functional.mse_loss)
+    model.fit(sp.io.TensorDataset(x, y), epochs=20, batch_size=16, seed=0, verbose=0)
+    model.evaluate(sp.io.TensorDataset(x, y), batch_size=64)      # {"loss": ...}
+    model.save("run.h5")                                          # resumable: load() + fit() go on
+
+Batches are split into the network's inputs and the labels: without ``inputs``/``labels`` the last
+field of a tuple or list batch is the label and the others are the inputs (a batch that is a
+single tensor is an input); ``inputs=n`` (or a list of n names or specs) takes the first n fields
+as inputs and the rest as labels; for a dict batch give ``inputs`` and ``labels`` as lists of keys.
+The loss is called as ``loss(*outputs, *labels)`` and returns a scalar tensor.
+
+Under mpirun (more than one rank) the network is wrapped in sp.distributed.DataParallel (rank 0's
+weights everywhere at prepare), gradients are averaged over the ranks after every backward pass,
+and ``fit`` on a Dataset gives each rank its share through a DistributedSampler (``batch_size`` is
+per rank). The training loss in the logs is averaged over the ranks (metrics on training batches
+are this rank's); evaluation and prediction run on the whole data on every rank. Rank 0 alone
+writes checkpoints and logs.
+"""
+import importlib
+import numbers
+import os
+
+import numpy as np
+
+from .. import _C
+from .._C import Tensor
+from .._creation import tensor as make_tensor
+from ..autograd import no_grad
+from ..callbacks import Callback, CallbackList, LRScheduler, ProgressBar
+from ..distributed import DataParallel, all_gather_str, all_reduce, barrier, broadcast
+from ..distributed import rank as process_rank
+from ..distributed import world_size
+from ..io.dataloader import DataLoader
+from ..io.sampler import DistributedSampler, fresh_seed
+from ..metric import Metric
+from ..nn.module import Module
+from ..optim.lr_scheduler import LRScheduler as Schedule
+from ..optim.optimizer import Optimizer
+
+CHECKPOINT_KIND = "sampan.Model"
+
+
+def _as_list(x):
+    if x is None:
+        return []
+    if isinstance(x, (list, tuple)):
+        return list(x)
+    return [x]
+
+
+def _count_spec(spec, what):
+    """None, an int, or a list of names/specs (its length counts)."""
+    if spec is None:
+        return None
+    if isinstance(spec, bool):
+        raise TypeError(f"Model: {what} must be None, an int or a list, got a bool")
+    if isinstance(spec, numbers.Integral):
+        if spec < 0:
+            raise ValueError(f"Model: {what} must be >= 0, got {spec}")
+        return list(range(int(spec)))
+    if isinstance(spec, (str, bytes)) or not hasattr(spec, "__len__"):
+        return [spec]
+    return list(spec)
+
+
+def _to_tensor(x):
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, (np.ndarray, np.generic, numbers.Number)):
+        return make_tensor(x)
+    return x
+
+
+def _batch_size_of(values):
+    for v in values:
+        if isinstance(v, (Tensor, np.ndarray)) and v.ndim > 0:
+            return int(v.shape[0])
+        if isinstance(v, (list, tuple)) and v:
+            n = _batch_size_of(v)
+            if n:
+                return n
+    return 1
+
+
+def _loss_value(loss):
+    if not isinstance(loss, Tensor):
+        raise TypeError(f"Model: the loss function returned a {type(loss).__name__}, not a Tensor")
+    if loss.numel() != 1:
+        raise ValueError(f"Model: the loss function returned a tensor of shape {tuple(loss.shape)}; it must "
+                         "return one value (use reduction='mean' or 'sum')")
+    return loss.reshape([])
+
+
+def _is_dataset(data):
+    return hasattr(data, "__getitem__") and hasattr(data, "__len__") and not isinstance(data, (str, bytes, dict))
+
+
+class Model:
+    """A network with what trains it (see the module doc).
+
+    network: a sampan.nn.Module. inputs, labels: how a batch splits (None, a count, or a list of
+    names/specs of which only the length counts, except for dict batches where they are keys)."""
+
+    def __init__(self, network, inputs=None, labels=None):
+        if not isinstance(network, Module):
+            raise TypeError(f"Model: network must be a sampan.nn.Module, got {type(network).__name__}")
+        self.network = network
+        self._inputs = _count_spec(inputs, "inputs")
+        self._labels = _count_spec(labels, "labels")
+        self._optimizer = None
+        self._loss = None
+        self._metrics = []
+        self.lr_scheduler = None
+        self._parallel = None
+        self.stop_training = False
+        self.epoch = 0       # epochs completed by fit (a loaded checkpoint's count until fit resumes)
+        self.step = 0        # optimizer steps taken
+        self._pending = None  # a loaded checkpoint's state for the next fit
+        self._train_loader = None
+        self._callbacks = []
+        self._example_inputs = None
+
+    # ---- set-up ----------------------------------------------------------------------------------
+
+    def prepare(self, optimizer=None, loss=None, metrics=None, amp=None, lr_scheduler=None):
+        """optimizer: an sp.optim.Optimizer over the network's parameters; loss: a callable
+        ``loss(*outputs, *labels) -> scalar Tensor`` (sp.nn.functional.mse_loss, an nn loss
+        module ...); metrics: an sp.metric.Metric or a list of them; lr_scheduler: an
+        sp.optim.lr_scheduler schedule of the optimizer, stepped by the LRScheduler callback (after
+        every step unless one with by_epoch is given). amp: mixed precision, not in sampan yet:
+        only None is accepted."""
+        if amp is not None:
+            raise NotImplementedError(f"Model.prepare: amp={amp!r}: mixed precision (amp) is not in sampan yet; "
+                                      "use amp=None")
+        if optimizer is not None and not isinstance(optimizer, Optimizer):
+            raise TypeError(f"Model.prepare: optimizer must be a sampan.optim.Optimizer, got "
+                            f"{type(optimizer).__name__}")
+        if loss is not None and not callable(loss):
+            raise TypeError(f"Model.prepare: loss must be callable (outputs, labels -> scalar), got "
+                            f"{type(loss).__name__}")
+        metrics = _as_list(metrics)
+        for i, m in enumerate(metrics):
+            if not isinstance(m, Metric):
+                raise TypeError(f"Model.prepare: metrics[{i}] is a {type(m).__name__}, not a sampan.metric.Metric")
+        if lr_scheduler is not None:
+            if not isinstance(lr_scheduler, Schedule):
+                raise TypeError(f"Model.prepare: lr_scheduler must be an sp.optim.lr_scheduler schedule, got "
+                                f"{type(lr_scheduler).__name__}")
+            if lr_scheduler.optimizer is not optimizer:
+                raise ValueError("Model.prepare: lr_scheduler schedules another optimizer than the one given")
+        self._optimizer, self._loss, self._metrics, self.lr_scheduler = optimizer, loss, metrics, lr_scheduler
+        if world_size() > 1 and self._parallel is None:
+            self._parallel = DataParallel(self.network)
+        if self._pending is not None:
+            self._restore_optimizer(self._pending)
+
+    def parameters(self, *args, **kwargs):
+        """The network's parameters."""
+        return self.network.parameters(*args, **kwargs)
+
+    @property
+    def optimizer(self):
+        return self._optimizer
+
+    def _metric_names(self):
+        names = ["loss"] if self._loss is not None else []
+        for m in self._metrics:
+            names.extend(_as_list(m.name()))
+        return names
+
+    # ---- batches -----------------------------------------------------------------------------------
+
+    def _split(self, batch, need_labels=True):
+        """(inputs, labels) of a batch (see the module doc)."""
+        if isinstance(batch, dict):
+            if self._inputs is None or not all(isinstance(k, str) for k in self._inputs):
+                raise TypeError("Model: a batch that is a dict needs Model(network, inputs=[keys], labels=[keys])")
+            missing = [k for k in self._inputs + (self._labels or []) if k not in batch]
+            if missing and (need_labels or any(k in self._inputs for k in missing)):
+                raise KeyError(f"Model: the batch has no key {missing[0]!r} (it has {sorted(batch)})")
+            return [batch[k] for k in self._inputs], [batch[k] for k in (self._labels or []) if k in batch]
+        if not isinstance(batch, (list, tuple)):
+            return [batch], []
+        batch = list(batch)
+        if self._inputs is not None:
+            n = len(self._inputs)
+        elif self._labels is not None:
+            n = len(batch) - len(self._labels)
+        else:
+            n = len(batch) - 1 if len(batch) > 1 else 1
+        if n < 0 or n > len(batch):
+            raise ValueError(f"Model: a batch of {len(batch)} fields cannot hold {n} inputs")
+        return batch[:n], batch[n:]
+
+    def _forward(self, inputs):
+        inputs = [_to_tensor(x) for x in inputs]
+        self._example_inputs = inputs
+        call = self._parallel if self._parallel is not None else self.network
+        return call(*inputs)
+
+    def _update_metrics(self, outputs, labels):
+        values = {}
+        for m in self._metrics:
+            m.update(*m.compute(*[o.detach() if isinstance(o, Tensor) else o for o in outputs], *labels))
+            for name, value in zip(_as_list(m.name()), _as_list(m.accumulate())):
+                values[name] = value
+        return values
+
+    def train_batch(self, inputs, labels=None, update=True):
+        """One training step on a batch: forward, loss, backward (gradients averaged over MPI ranks),
+        and with ``update`` an optimizer step. Returns {"loss": value, metric names: running values}."""
+        if self._optimizer is None or self._loss is None:
+            raise RuntimeError("Model.train_batch: call prepare(optimizer=..., loss=...) first")
+        self.network.train()
+        labels = [_to_tensor(y) for y in _as_list(labels)]
+        self._optimizer.zero_grad()
+        outputs = _as_list(self._forward(_as_list(inputs)))
+        loss = _loss_value(self._loss(*outputs, *labels))
+        loss.backward()
+        if self._parallel is not None:
+            self._parallel.sync_gradients()
+        if update:
+            self._optimizer.step()
+            self.step += 1
+        logs = {"loss": float(loss.item())}
+        logs.update(self._update_metrics(outputs, labels))
+        return logs
+
+    def eval_batch(self, inputs, labels=None):
+        """The loss (when prepared with one and labels are given) and running metric values of a
+        batch, in eval mode without a tape."""
+        self.network.eval()
+        labels = [_to_tensor(y) for y in _as_list(labels)]
+        with no_grad():
+            outputs = _as_list(self._forward(_as_list(inputs)))
+            logs = {}
+            if self._loss is not None and labels:
+                logs["loss"] = float(_loss_value(self._loss(*outputs, *labels)).item())
+            logs.update(self._update_metrics(outputs, labels) if labels else {})
+        return logs
+
+    def predict_batch(self, inputs):
+        """The network's output for a batch, in eval mode without a tape."""
+        self.network.eval()
+        with no_grad():
+            return self._forward(_as_list(inputs))
+
+    # ---- loops -------------------------------------------------------------------------------------
+
+    def _loader(self, data, what, batch_size, shuffle, num_workers, seed, distributed):
+        if isinstance(data, DataLoader):
+            return data
+        if not _is_dataset(data):
+            raise TypeError(f"Model.{what}: expected a sampan.io.Dataset (or a map-style dataset with "
+                            f"__getitem__ and __len__) or a sampan.io.DataLoader, got {type(data).__name__}")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or batch_size < 1:
+            raise TypeError(f"Model.{what}: batch_size must be an int >= 1, got {batch_size!r}")
+        if distributed:
+            sampler = DistributedSampler(data, shuffle=shuffle, seed=seed)
+            return DataLoader(data, batch_size, sampler=sampler, num_workers=num_workers)
+        return DataLoader(data, batch_size, shuffle=shuffle, num_workers=num_workers, seed=seed)
+
+    def _callback_list(self, callbacks, what, verbose, log_freq):
+        callbacks = _as_list(callbacks)
+        for i, c in enumerate(callbacks):
+            if not isinstance(c, Callback):
+                raise TypeError(f"Model.{what}: callbacks[{i}] is a {type(c).__name__}, not a "
+                                "sampan.callbacks.Callback")
+        if verbose and not any(isinstance(c, ProgressBar) for c in callbacks):
+            callbacks = [ProgressBar(log_freq=log_freq, verbose=verbose)] + callbacks
+        if self.lr_scheduler is not None and not any(isinstance(c, LRScheduler) for c in callbacks):
+            callbacks.append(LRScheduler())
+        cbks = CallbackList(callbacks)
+        cbks.set_model(self)
+        return cbks
+
+    def fit(self, train_data, eval_data=None, epochs=1, batch_size=1, shuffle=True, callbacks=None, num_workers=0,
+            verbose=1, seed=None, eval_freq=1, log_freq=10):
+        """Trains for epochs ``self.epoch .. epochs - 1``: from 0, or from a checkpoint's epoch after
+        ``load``. train_data: a Dataset (batched here with batch_size, shuffle, num_workers and
+        the shuffling seed: None draws one from the OS, kept in checkpoints; under MPI a
+        DistributedSampler) or a DataLoader (used as it is). eval_data (Dataset or DataLoader) is
+        evaluated every ``eval_freq`` epochs and after the last; its results enter the epoch's logs
+        as eval_<name>. verbose 0, 1, 2 and log_freq set the ProgressBar. Returns the list of
+        every epoch's logs of this call."""
+        if self._optimizer is None or self._loss is None:
+            raise RuntimeError("Model.fit: call prepare(optimizer=..., loss=...) first")
+        for name, value, low in (("epochs", epochs, 0), ("eval_freq", eval_freq, 1), ("log_freq", log_freq, 1),
+                                 ("num_workers", num_workers, 0)):
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+                raise TypeError(f"Model.fit: {name} must be an int >= {low}, got {value!r}")
+        if verbose not in (0, 1, 2):
+            raise ValueError(f"Model.fit: verbose must be 0, 1 or 2, got {verbose!r}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
+            raise TypeError(f"Model.fit: seed must be None or an int >= 0, got {seed!r}")
+        pending, self._pending = self._pending, None
+        ranks = world_size()
+        if not isinstance(train_data, DataLoader):
+            if pending is not None and pending.get("loader_seed", -1) >= 0:
+                seed = int(pending["loader_seed"])
+            elif seed is None and shuffle:
+                seed = fresh_seed()
+                if ranks > 1:  # one order for all ranks: rank 0's
+                    seed = int(broadcast(make_tensor([seed], dtype=_C.int64), 0).item())
+        if ranks > 1 and seed is None:
+            seed = 0  # no shuffling: the DistributedSampler's seed is unused
+        loader = self._loader(train_data, "fit: train_data", batch_size, shuffle, num_workers, seed, ranks > 1)
+        eval_loader = None if eval_data is None else self._loader(eval_data, "fit: eval_data", batch_size, False,
+                                                                  num_workers, None, False)
+        if pending is not None and pending.get("loader") is not None and hasattr(loader, "load_state_dict"):
+            loader.load_state_dict(pending["loader"])
+        self._train_loader = loader
+        cbks = self._callback_list(callbacks, "fit", verbose, log_freq)
+        self._callbacks = cbks.callbacks
+        try:
+            steps = len(loader)
+        except TypeError:
+            steps = None
+        cbks.set_params({"epochs": epochs, "steps": steps, "verbose": verbose, "metrics": self._metric_names(),
+                         "eval": eval_loader is not None, "in_fit": True})
+        if pending is not None:
+            self._restore_callbacks(pending, cbks.callbacks)
+        start = int(pending["epoch"]) if pending is not None else 0
+        self.epoch = start
+        self.stop_training = False
+        history = []
+        logs = {}
+        cbks.on_train_begin(logs)
+        for epoch in range(start, epochs):
+            if hasattr(loader, "set_epoch"):
+                loader.set_epoch(epoch)
+            cbks.on_epoch_begin(epoch, {})
+            logs = self._train_epoch(loader, cbks)
+            self.epoch = epoch + 1
+            if eval_loader is not None and ((epoch + 1) % eval_freq == 0 or epoch + 1 == epochs):
+                results = self._evaluate(eval_loader, cbks)
+                logs.update({f"eval_{k}": v for k, v in results.items()})
+            history.append(dict(logs))
+            cbks.on_epoch_end(epoch, logs)
+            if self.stop_training:
+                break
+        cbks.on_train_end(logs)
+        return history
+
+    def _train_epoch(self, loader, cbks):
+        for m in self._metrics:
+            m.reset()
+        total, count, logs = 0.0, 0, {}
+        for step, batch in enumerate(loader):
+            cbks.on_train_batch_begin(step, {})
+            inputs, labels = self._split(batch)
+            logs = self.train_batch(inputs, labels)
+            n = _batch_size_of(inputs)
+            total += logs["loss"] * n
+            count += n
+            logs = dict(logs, step=self.step)
+            cbks.on_train_batch_end(step, logs)
+        if world_size() > 1:
+            sums = all_reduce(make_tensor([total, float(count)], dtype=_C.float64), "sum").tolist()
+            total, count = sums[0], sums[1]
+        logs = {k: v for k, v in logs.items() if k not in ("loss", "step")}
+        logs = dict({"loss": total / count if count else float("nan")}, **logs, step=self.step)
+        return logs
+
+    def _evaluate(self, loader, cbks):
+        for m in self._metrics:
+            m.reset()
+        cbks.on_eval_begin({})
+        total, count, logs = 0.0, 0, {}
+        for step, batch in enumerate(loader):
+            cbks.on_eval_batch_begin(step, {})
+            inputs, labels = self._split(batch)
+            logs = self.eval_batch(inputs, labels)
+            n = _batch_size_of(inputs)
+            if "loss" in logs:
+                total += logs["loss"] * n
+                count += n
+            cbks.on_eval_batch_end(step, logs)
+        results = {}
+        if count:
+            results["loss"] = total / count
+        for m in self._metrics:
+            for name, value in zip(_as_list(m.name()), _as_list(m.accumulate())):
+                results[name] = value
+        cbks.on_eval_end(results)
+        return results
+
+    def evaluate(self, eval_data, batch_size=1, callbacks=None, num_workers=0, verbose=0):
+        """{"loss": mean over samples (each batch's loss weighted by its size), metric names:
+        values} over eval_data (a Dataset or DataLoader), in eval mode without a tape."""
+        loader = self._loader(eval_data, "evaluate: eval_data", batch_size, False, num_workers, None, False)
+        cbks = self._callback_list(callbacks, "evaluate", verbose, 10)
+        cbks.set_params({"steps": len(loader), "verbose": verbose, "metrics": self._metric_names(), "eval": True})
+        return self._evaluate(loader, cbks)
+
+    def predict(self, test_data, batch_size=1, callbacks=None, num_workers=0, stack_outputs=False, verbose=0):
+        """The network's outputs over test_data (a Dataset or DataLoader; the fields past the
+        inputs, labels, are ignored): a list with one entry per batch, the network's output for
+        it (a Tensor, or what the network returns). ``stack_outputs`` concatenates the batches
+        into one tensor (a tuple of tensors for a network with several outputs)."""
+        loader = self._loader(test_data, "predict: test_data", batch_size, False, num_workers, None, False)
+        cbks = self._callback_list(callbacks, "predict", verbose, 10)
+        cbks.set_params({"steps": len(loader), "verbose": verbose, "metrics": [], "eval": False})
+        cbks.on_predict_begin({})
+        outputs = []
+        for step, batch in enumerate(loader):
+            cbks.on_predict_batch_begin(step, {})
+            inputs, _ = self._split(batch, need_labels=False)
+            outputs.append(self.predict_batch(inputs))
+            cbks.on_predict_batch_end(step, {})
+        cbks.on_predict_end({})
+        if stack_outputs and outputs:
+            concat = importlib.import_module("sampan").concat
+            if isinstance(outputs[0], (list, tuple)):
+                return tuple(concat([o[i] for o in outputs], 0) for i in range(len(outputs[0])))
+            return concat(outputs, 0)
+        return outputs
+
+    # ---- checkpoints -------------------------------------------------------------------------------
+
+    def save(self, path, training=True):
+        """training=True: a resumable checkpoint at ``path`` (one HDF5 file through sp.save,
+        written to a temp file and renamed): the network's state, the optimizer's and the
+        schedule's, epoch and step, every rank's sampan random stream, the training loader's
+        shuffling state and the callbacks' states. ``load(path)`` then ``fit(...)`` continue
+        exactly as a run that never stopped. Under MPI every rank calls it (the random streams
+        are gathered) and rank 0 writes.
+
+        training=False: a traced inference graph through sampan.jit.trace (not in sampan yet:
+        NotImplementedError)."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"Model.save: path must be a file path, got {type(path).__name__}")
+        path = os.fspath(path)
+        if not training:
+            return self._save_inference(path)
+        seed, offset = _C.default_generator().get_state()
+        streams = all_gather_str(f"{seed} {offset}")
+        if process_rank() != 0:
+            barrier()
+            return
+        loader_state = None
+        if self._train_loader is not None and hasattr(self._train_loader, "state_dict"):
+            loader_state = self._train_loader.state_dict()
+        loader_seed = getattr(self._train_loader, "seed", None)
+        sampler = getattr(self._train_loader, "sampler", None)
+        if loader_seed is None and isinstance(sampler, DistributedSampler):
+            loader_seed = sampler.seed
+        payload = {"kind": CHECKPOINT_KIND, "network": self.network.state_dict(), "epoch": int(self.epoch),
+                   "step": int(self.step), "rng": streams, "world_size": len(streams), "loader": loader_state,
+                   "loader_seed": -1 if loader_seed is None else int(loader_seed),
+                   "callbacks": _callback_states(self._callbacks)}
+        if self._optimizer is not None:
+            payload["optimizer"] = self._optimizer.state_dict()
+        if self.lr_scheduler is not None:
+            payload["lr_scheduler"] = self.lr_scheduler.state_dict()
+        directory = os.path.dirname(os.path.abspath(path))
+        os.makedirs(directory, exist_ok=True)
+        _C.save(payload, path)
+        if world_size() > 1:
+            barrier()
+
+    def _save_inference(self, path):
+        try:
+            jit = importlib.import_module("sampan.jit")
+        except ImportError:
+            jit = None
+        trace = getattr(jit, "trace", None)
+        if trace is None:
+            raise NotImplementedError("Model.save(path, training=False) writes a traced inference graph through "
+                                      "sampan.jit.trace, which is not in sampan yet; Model.save(path) writes a "
+                                      "training checkpoint (the network's weights included)")
+        if self._example_inputs is None:
+            raise RuntimeError("Model.save(training=False): run the model on a batch first (fit, evaluate, "
+                               "predict): tracing needs example inputs")
+        self.network.eval()
+        traced = trace(self.network, tuple(self._example_inputs))
+        if hasattr(traced, "save"):
+            return traced.save(path)
+        return jit.save(traced, path)
+
+    def load(self, path, reset_optimizer=False):
+        """Loads a checkpoint of ``save``: the network's state at once, the optimizer's and the
+        schedule's (now, or at prepare when not prepared yet; not with reset_optimizer), and the
+        rest (epoch, random streams, loader, callbacks) for the next ``fit``, which resumes at the
+        saved epoch. A file holding a plain state dict (sp.save(network.state_dict(), path)) loads
+        the network's weights only."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"Model.load: path must be a file path, got {type(path).__name__}")
+        payload = _C.load(os.fspath(path))
+        if not isinstance(payload, dict):
+            raise ValueError(f"{os.fspath(path)}: holds a {type(payload).__name__}, not a sampan.Model checkpoint "
+                             "or a state dict")
+        if payload.get("kind") != CHECKPOINT_KIND:
+            self.network.load_state_dict(payload)
+            return
+        self.network.load_state_dict(payload["network"])
+        self.epoch, self.step = int(payload["epoch"]), int(payload["step"])
+        streams = payload["rng"]
+        seed, offset = (int(v) for v in streams[process_rank() % len(streams)].split())
+        _C.default_generator().set_state((seed, offset))
+        if reset_optimizer:
+            payload = {k: v for k, v in payload.items() if k not in ("optimizer", "lr_scheduler")}
+        self._pending = payload
+        if self._optimizer is not None:
+            self._restore_optimizer(payload)
+
+    def _restore_optimizer(self, payload):
+        if "optimizer" in payload and self._optimizer is not None:
+            self._optimizer.load_state_dict(payload["optimizer"])
+        if "lr_scheduler" in payload and self.lr_scheduler is not None:
+            self.lr_scheduler.load_state_dict(payload["lr_scheduler"])
+
+    @staticmethod
+    def _restore_callbacks(payload, callbacks):
+        saved = payload.get("callbacks") or {}
+        for key, c in _callback_keys(callbacks):
+            state = saved.get(key)
+            if state is not None:
+                c.load_state_dict(state)
+
+
+def _callback_keys(callbacks):
+    """(key, callback): the key is the class name and the how-manieth of that class it is
+    ("CSVLogger:0"), so that a callback finds its state again among other callbacks."""
+    seen = {}
+    for c in callbacks:
+        name = type(c).__name__
+        seen[name] = seen.get(name, -1) + 1
+        yield f"{name}:{seen[name]}", c
+
+
+def _callback_states(callbacks):
+    return {key: c.state_dict() for key, c in _callback_keys(callbacks)}
