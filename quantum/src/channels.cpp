@@ -151,7 +151,7 @@ std::vector<C> named_superop(const Gate& g, const std::vector<double>& values, i
       s.at(k01, k01) = e2; s.at(k10, k10) = e2;
       break;
     }
-    default: throw ValueError("quantum: opcode " + std::to_string(g.op) + " is not a named channel");
+    default: SAMPAN_THROW(ValueError, "quantum: opcode ", g.op, " is not a named channel");
   }
   std::vector<C> out(s.s.size());
   for (size_t i = 0; i < out.size(); ++i) out[i] = derivative >= 0 ? s.s[i].d : s.s[i].v;

@@ -123,7 +123,7 @@ Resolved resolve(const Gate& g, const double* params, const std::vector<double>&
       r.m = pauli_rotation<4>(kron2(p, p), th(0), d);
       break;
     }
-    default: throw ValueError("quantum: unknown opcode " + std::to_string(g.op));
+    default: SAMPAN_THROW(ValueError, "quantum: unknown opcode ", g.op);
   }
   return r;
 }

@@ -36,8 +36,8 @@ void check_qubits(const std::vector<int64_t>& qubits, int64_t n, const char* who
       if (qubits[j] != qubits[i]) continue;
       std::string list;
       for (size_t k = 0; k < qubits.size(); ++k) list += (k ? ", " : "") + std::to_string(qubits[k]);
-      throw ValueError(std::string(who) + ": qubits [" + list + "] repeat a qubit: qubit " + std::to_string(qubits[i]) +
-                       " appears twice in one gate (n = " + std::to_string(n) + ")");
+      SAMPAN_THROW(ValueError, who, ": qubits [", list, "] repeat a qubit: qubit ", qubits[i],
+                   " appears twice in one gate (n = ", n, ")");
     }
   }
 }

@@ -19,7 +19,7 @@ void check(int rc, const char* what) {
     char msg[MPI_MAX_ERROR_STRING];
     int len = 0;
     MPI_Error_string(rc, msg, &len);
-    throw RuntimeError(std::string("quantum (MPI): ") + what + " failed: " + std::string(msg, static_cast<size_t>(len)));
+    SAMPAN_THROW(RuntimeError, "quantum (MPI): ", what, " failed: ", std::string(msg, static_cast<size_t>(len)));
   }
 }
 }  // namespace

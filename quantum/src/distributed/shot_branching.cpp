@@ -94,9 +94,8 @@ std::vector<Step> plan_steps(const std::vector<Gate>& gates, const std::vector<d
       step.kind = Step::kReset;
       step.qubit = gate.qubits[0];
     } else if (is_channel_opcode(gate.op)) {
-      throw ValueError(std::string(kWho) + ": gate " + std::to_string(g) + " is the noise channel " +
-                       channel_info(gate.op).name +
-                       ": a state vector takes only measurements and resets to |0> (run noise on density matrices)");
+      SAMPAN_THROW(ValueError, kWho, ": gate ", g, " is the noise channel ", channel_info(gate.op).name,
+                   ": a state vector takes only measurements and resets to |0> (run noise on density matrices)");
     } else {
       if (!steps.empty() && steps.back().kind == Step::kGates && steps.back().condition == cond && !starts) {
         steps.back().gates.push_back(gate);

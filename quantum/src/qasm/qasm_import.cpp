@@ -61,7 +61,7 @@ class Importer : public Cursor {
     if (ver.text != "2.0" && ver.text != "2") fail(ver, "only OpenQASM 2.0 is supported, got version " + quoted(ver.text));
     expect(";");
     while (!at_end()) statement();
-    if (n_qubits_ == 0) throw ValueError("from_qasm: no qreg declared");
+    SAMPAN_CHECK(n_qubits_ != 0, ValueError, "from_qasm: no qreg declared");
     program_.circuit = Circuit(n_qubits_);
     for (auto& op : ops_) op(program_.circuit);  // replayed now that the number of qubits is known
     for (const auto& [bit, qubit] : terminal_) program_.measurements.emplace_back(qubit, bit);
@@ -379,8 +379,8 @@ class Importer : public Cursor {
         expand(c.name, values, qs, c.at, sink);
       }
     } catch (const ValueError& e) {
-      throw ValueError(std::string(e.what()) + " (in gate " + quoted(name) + " used at line " + std::to_string(tok.line) +
-                       ", column " + std::to_string(tok.col) + ")");
+      SAMPAN_THROW(ValueError, e.what(), " (in gate ", quoted(name), " used at line ", tok.line, ", column ", tok.col,
+                   ")");
     }
   }
 

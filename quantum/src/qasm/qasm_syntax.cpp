@@ -10,8 +10,7 @@
 namespace sampan::quantum::qasm {
 
 void fail(const Token& at, const std::string& message) {
-  throw ValueError("from_qasm: line " + std::to_string(at.line) + ", column " + std::to_string(at.col) + ": " +
-                   message);
+  SAMPAN_THROW(ValueError, "from_qasm: line ", at.line, ", column ", at.col, ": ", message);
 }
 
 namespace {
