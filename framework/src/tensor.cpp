@@ -6,6 +6,7 @@
 #include "sampan/allocator.h"
 #include "sampan/autograd.h"
 #include "sampan/ops.h"
+#include "sampan/jit.h"
 #include "tensor_impl.h"
 
 namespace sampan {
@@ -57,8 +58,8 @@ std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device) {
     return s;
   }
   if (device.is_cuda() && device.index != 0)
-    throw ValueError("sampan uses one GPU per process, cuda:0; got " + device.str() +
-                     " (choose the GPU with CUDA_VISIBLE_DEVICES)");
+    SAMPAN_THROW(ValueError, "sampan uses one GPU per process, cuda:0; got ", device.str(),
+                 " (choose the GPU with CUDA_VISIBLE_DEVICES)");
   auto s = std::make_shared<Storage>();
   Allocator& a = allocator_for(device.type);
   s->data = a.allocate(nbytes);
@@ -109,9 +110,9 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
     int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
     if (da != db && da != 1 && db != 1)
-      throw ValueError("shapes " + shape_str(a) + " and " + shape_str(b) +
-                       " cannot be broadcast together (dimension " + std::to_string(i) + ": " +
-                       std::to_string(da) + " vs " + std::to_string(db) + ")");
+      SAMPAN_THROW(ValueError, "shapes ", shape_str(a), " and ", shape_str(b),
+                   " cannot be broadcast together (dimension ", i, ": ",
+                   da, " vs ", db, ")");
     r[i] = da == 1 ? db : da;
   }
   return r;
@@ -120,9 +121,8 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
 int64_t normalize_axis(int64_t axis, int64_t ndim) {
   int64_t lo = ndim == 0 ? -1 : -ndim, hi = ndim == 0 ? 0 : ndim - 1;
   if (axis < lo || axis > hi)
-    throw IndexError("axis " + std::to_string(axis) + " is out of range for a tensor of rank " +
-                     std::to_string(ndim) + " (expected " + std::to_string(lo) + ".." +
-                     std::to_string(hi) + ")");
+    SAMPAN_THROW(IndexError, "axis ", axis, " is out of range for a tensor of rank ",
+                 ndim, " (expected ", lo, "..", hi, ")");
   return axis < 0 ? axis + std::max<int64_t>(ndim, 1) : axis;
 }
 
@@ -147,7 +147,7 @@ Tensor::Tensor(std::shared_ptr<Storage> storage, Shape shape, Shape strides, int
 
 Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
   for (auto s : shape)
-    if (s < 0) throw ValueError("negative dimension in shape " + shape_str(shape));
+    SAMPAN_CHECK(s >= 0, ValueError, "negative dimension in shape ", shape_str(shape));
   auto st = Storage::allocate(static_cast<size_t>(shape_numel(shape)) * sampan::itemsize(dtype), device);
   return Tensor(std::move(st), shape, contiguous_strides(shape), 0, dtype);
 }
@@ -159,7 +159,7 @@ Tensor Tensor::meta(const Shape& shape, DType dtype, Device device) {
 }
 
 #define SAMPAN_REQUIRE_DEFINED() \
-  if (!impl_) throw ValueError("operation on an undefined (empty) Tensor handle")
+  if (!impl_) SAMPAN_THROW(ValueError, "operation on an undefined (empty) Tensor handle")
 
 bool Tensor::is_meta() const { SAMPAN_REQUIRE_DEFINED(); return impl_->storage == nullptr; }
 const Shape& Tensor::shape() const { SAMPAN_REQUIRE_DEFINED(); return impl_->shape; }
@@ -186,14 +186,13 @@ bool Tensor::is_contiguous() const {
 
 void* Tensor::raw_data() const {
   SAMPAN_REQUIRE_DEFINED();
-  if (!impl_->storage) throw ValueError("a meta tensor (shape only) has no data");
+  SAMPAN_CHECK(impl_->storage, ValueError, "a meta tensor (shape only) has no data");
   return static_cast<char*>(impl_->storage->data) + impl_->offset * static_cast<int64_t>(itemsize());
 }
 
 void Tensor::check_dtype_for_data(DType requested) const {
-  if (dtype() != requested)
-    throw TypeError(std::string("data<T>() with T = ") + dtype_name(requested) +
-                    " on a tensor of dtype " + dtype_name(dtype()));
+  SAMPAN_CHECK(dtype() == requested, TypeError, "data<T>() with T = ", dtype_name(requested),
+               " on a tensor of dtype ", dtype_name(dtype()));
 }
 
 bool Tensor::shares_storage(const Tensor& o) const {
@@ -215,10 +214,10 @@ bool Tensor::requires_grad() const {
 Tensor& Tensor::requires_grad_(bool flag) {
   auto& m = autograd_meta();
   if (flag && !is_differentiable(dtype()))
-    throw TypeError(std::string("only floating point and complex tensors can require gradients, got ") +
-                    dtype_name(dtype()));
+    SAMPAN_THROW(TypeError, "only floating point and complex tensors can require gradients, got ",
+                 dtype_name(dtype()));
   if (!flag && m.grad_fn)
-    throw RuntimeError("requires_grad_(false) on a non-leaf tensor; use detach() instead");
+    SAMPAN_THROW(RuntimeError, "requires_grad_(false) on a non-leaf tensor; use detach() instead");
   m.requires_grad = flag;
   return *this;
 }
@@ -248,7 +247,7 @@ void Tensor::set_grad_fn(std::shared_ptr<Node> fn, uint32_t nr) const {
 }
 
 void Tensor::retain_grad() {
-  if (!requires_grad()) throw RuntimeError("retain_grad() on a tensor that does not require grad");
+  SAMPAN_CHECK(requires_grad(), RuntimeError, "retain_grad() on a tensor that does not require grad");
   if (is_leaf()) return;  // leaves keep their grad anyway
   auto& m = autograd_meta();
   if (m.retains_grad) return;
@@ -269,7 +268,7 @@ bool Tensor::retains_grad() const {
 }
 
 void Tensor::register_hook(GradHook hook) {
-  if (!requires_grad()) throw RuntimeError("register_hook on a tensor that does not require grad");
+  SAMPAN_CHECK(requires_grad(), RuntimeError, "register_hook on a tensor that does not require grad");
   Edge e = gradient_edge(*this);
   e.node->output_hooks.emplace_back(e.input_nr, std::move(hook));
 }
@@ -278,6 +277,7 @@ Tensor Tensor::detach() const {
   SAMPAN_REQUIRE_DEFINED();
   Tensor t(impl_->storage, impl_->shape, impl_->strides, impl_->offset, impl_->dtype);
   t.impl_->device = impl_->device;
+  if (jit::Tracer* tracer = jit::detail::active_tracer()) tracer->record_alias(*this, t);  // the same value
   return t;
 }
 
@@ -301,8 +301,7 @@ Tensor Tensor::to(Device d) const { return d == device() ? *this : sampan::to_de
 Tensor Tensor::clone() const { return sampan::clone(*this); }
 
 double Tensor::item() const {
-  if (numel() != 1)
-    throw ValueError("item() needs a tensor with exactly one element, got shape " + shape_str(shape()));
+  SAMPAN_CHECK(numel() == 1, ValueError, "item() needs a tensor with exactly one element, got shape ", shape_str(shape()));
   if (!device().is_cpu()) return detach().contiguous().to(cpu_device()).item();
   Tensor c = sampan::cast(detach().contiguous(), is_complex(dtype()) ? DType::Complex128 : DType::Float64);
   if (is_complex(dtype())) return c.data<complex128>()[0].real();

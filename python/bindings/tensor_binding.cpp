@@ -10,6 +10,7 @@
 #include "bindings.h"
 #include "sampan/autograd.h"
 #include "sampan/ops.h"
+#include "sampan/jit.h"
 
 namespace sampan::python {
 
@@ -28,15 +29,15 @@ const char* buffer_format(DType d) {
     case DType::Complex128: return "Zd";
     case DType::BFloat16: break;
   }
-  throw TypeError(std::string("a ") + dtype_name(d) +
-                  " tensor has no buffer format (NumPy has no bfloat16): convert it first, "
-                  "e.g. x.to(sampan.float32)");
+  SAMPAN_THROW(TypeError, "a ", dtype_name(d),
+               " tensor has no buffer format (NumPy has no bfloat16): convert it first, "
+               "e.g. x.to(sampan.float32)");
 }
 
 DType dtype_from_format(std::string fmt, py::ssize_t itemsize) {
   const std::string given = fmt;
   if (!fmt.empty() && (fmt[0] == '>' || fmt[0] == '!'))
-    throw TypeError("buffer of big-endian format '" + given + "': sampan needs native byte order");
+    SAMPAN_THROW(TypeError, "buffer of big-endian format '", given, "': sampan needs native byte order");
   if (!fmt.empty() && (fmt[0] == '@' || fmt[0] == '=' || fmt[0] == '<')) fmt.erase(0, 1);
   if (fmt == "?") return DType::Bool;
   if (fmt == "e") return DType::Float16;
@@ -48,9 +49,9 @@ DType dtype_from_format(std::string fmt, py::ssize_t itemsize) {
     if (itemsize == 4) return DType::Int32;
     if (itemsize == 8) return DType::Int64;
   }
-  throw TypeError("buffer of format '" + given + "' (" + std::to_string(itemsize) +
-                  " bytes per item) has no sampan dtype: sampan shares bool, int32, int64, float16, "
-                  "float32, float64, complex64 and complex128; convert other types with sampan.tensor");
+  SAMPAN_THROW(TypeError, "buffer of format '", given, "' (", itemsize,
+               " bytes per item) has no sampan dtype: sampan shares bool, int32, int64, float16, "
+               "float32, float64, complex64 and complex128; convert other types with sampan.tensor");
 }
 
 py::tuple to_tuple(const Shape& s) {
@@ -91,9 +92,9 @@ Tensor from_buffer(py::handle obj) {
       // PyBUF_RECORDS always gets strides; C order is the protocol's default without them.
       const py::ssize_t st = view->strides ? view->strides[d] : c_order[d] * isz;
       if (st % isz != 0)
-        throw ValueError("from_numpy: stride " + std::to_string(st) + " bytes of dimension " +
-                         std::to_string(d) + " is not a multiple of the item size " + std::to_string(isz) +
-                         ", so the memory cannot be shared; sp.tensor(array) copies it");
+        SAMPAN_THROW(ValueError, "from_numpy: stride ", st, " bytes of dimension ",
+                     d, " is not a multiple of the item size ", isz,
+                     ", so the memory cannot be shared; sp.tensor(array) copies it");
       strides[d] = st / isz;
       if (shape[d] == 0) empty = true;
       (strides[d] < 0 ? low : high) += (shape[d] - 1) * strides[d];
@@ -112,8 +113,8 @@ Tensor from_buffer(py::handle obj) {
 
 // The single element as the matching Python number (bool, int, float or complex).
 py::object item(const Tensor& t) {
-  if (t.numel() != 1)
-    throw ValueError("item() needs a tensor with exactly one element, got shape " + shape_str(t.shape()));
+  if (jit::Tracer* tracer = jit::detail::active_tracer()) tracer->record_data_read(t);  // a guard
+  SAMPAN_CHECK(t.numel() == 1, ValueError, "item() needs a tensor with exactly one element, got shape ", shape_str(t.shape()));
   Tensor c = t.detach().contiguous();
   const void* p = c.raw_data();
   switch (c.dtype()) {
@@ -172,9 +173,10 @@ void init_tensor(py::module_& m) {
                          "An n-dimensional array with autograd: a handle to shared storage with "
                          "shape, strides (in elements), dtype and device.");
   cls.def_buffer([](const Tensor& t) -> py::buffer_info {
-    if (t.is_meta()) throw ValueError("a meta tensor (shape only) has no data to share");
+    if (jit::Tracer* tracer = jit::detail::active_tracer()) tracer->record_data_read(t);  // numpy(): a guard
+    SAMPAN_CHECK(!t.is_meta(), ValueError, "a meta tensor (shape only) has no data to share");
     if (!t.device().is_cpu())
-      throw NotImplementedError("sharing memory of a tensor on " + t.device().str() + " with NumPy; copy it to the CPU first");
+      SAMPAN_THROW(NotImplementedError, "sharing memory of a tensor on ", t.device().str(), " with NumPy; copy it to the CPU first");
     const auto isz = static_cast<py::ssize_t>(t.itemsize());
     std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end()), strides;
     bool broadcast = false;

@@ -57,10 +57,10 @@ from .io import save, load  # noqa: E402  (checkpoints in HDF5)
 # Subpackages that other modules add (sp.nn, sp.optim ...) load on first use.
 _LAZY_SUBPACKAGES = ("nn", "optim", "io", "distributed", "quantum", "deepmd", "helix")
 # The high-level training API (sp.Model, sp.metric, sp.callbacks) loads on first use too.
-_LAZY_SUBPACKAGES += ("hapi", "metric", "callbacks")
+_LAZY_SUBPACKAGES += ("hapi", "metric", "callbacks", "jit")
 _LAZY_NAMES = {"Model": "hapi"}  # name -> the subpackage that defines it
 # Names a PyTorch or Paddle user may reach for that sampan does not have yet (README, Status).
-_NOT_YET = {"jit": "tracing (jit.trace)", "amp": "mixed precision (amp)"}
+_NOT_YET = {"amp": "mixed precision (amp)"}
 
 
 def __getattr__(name):

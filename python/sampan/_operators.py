@@ -10,7 +10,6 @@ import numbers
 import numpy as np
 
 from . import _C
-from ._ops import function as op_function
 from ._C import Tensor
 
 # dunder, reflected dunder (or None), in-place dunder (or None), candidate ops in order.
@@ -47,7 +46,7 @@ def _operand(other):
     return isinstance(other, (Tensor, numbers.Number, np.generic, np.ndarray))
 
 
-def _first_op(candidates):
+def _first_op(candidates, op_function):
     for name in candidates:
         fn = op_function(name)
         if fn is not None:
@@ -68,7 +67,7 @@ def _bool_only(fn):
     return op
 
 
-def _inplace_op(fn):
+def _inplace_op(fn, op_function):
     """The in-place twin of op ``fn`` ("core::pow" -> "core::pow_"), if registered."""
     return op_function(fn.__sampan_op__ + "_")
 
@@ -103,26 +102,28 @@ def _set(dunder, method, op_name):
     _missing.pop(dunder, None)
 
 
-def install():
+def install(op_function):
+    """Binds the operators to the ops that exist; ``op_function(name)`` is the generated
+    function of an op, or None (sampan._ops passes its own, so this module does not import it)."""
     for dunder, rdunder, idunder, candidates in _BINARY:
-        fn = _first_op(candidates)
+        fn = _first_op(candidates, op_function)
         if fn is None:
             _missing[dunder] = candidates
             continue
         if dunder not in _installed:
             _set(dunder, _forward(fn), fn.__sampan_op__)
             _set(rdunder, _reflected(fn), fn.__sampan_op__)
-            inplace = _inplace_op(fn)
+            inplace = _inplace_op(fn, op_function)
             if idunder and inplace is not None:
                 _set(idunder, _inplace(inplace), inplace.__sampan_op__)
     for dunder, candidates in _COMPARE:
-        fn = _first_op(candidates)
+        fn = _first_op(candidates, op_function)
         if fn is None:
             _missing[dunder] = candidates
         elif dunder not in _installed:
             _set(dunder, _forward(fn), fn.__sampan_op__)
     for dunder, candidates in _UNARY:
-        fn = _first_op(candidates)
+        fn = _first_op(candidates, op_function)
         if fn is None:
             _missing[dunder] = candidates
         elif dunder not in _installed:

@@ -22,6 +22,7 @@ import types
 
 from . import _C
 from ._C import Tensor
+from ._operators import install as install_operators
 
 # ---- defaults ----
 # Each op declares its defaults (``.defaults(...)`` in its SAMPAN_OP, None for optional tensors);
@@ -178,8 +179,7 @@ def _refresh():
             _install_top_level(attr, fn)
             if schema["arg_kinds"] and schema["arg_kinds"][0] == "Tensor" and attr not in _NOT_METHODS:
                 _install_method(attr, fn)
-    from . import _operators
-    _operators.install()
+    install_operators(function)
 
 
 def load_library(path):

@@ -95,6 +95,18 @@ def test_evaluate_and_predict_values_and_shapes():
     assert tuple(model.predict_batch([x[:4]]).shape) == (4, 1)
 
 
+def test_save_for_inference_writes_a_graph_that_replays_any_batch(tmp_path):
+    x, y = regression_data(n=40)
+    model = linear_model()
+    model.fit(sp.io.TensorDataset(x, y), epochs=2, batch_size=16, seed=0, verbose=0)
+    path = tmp_path / "inference.h5"
+    model.save(path, training=False)
+    graph = sp.jit.load(path)
+    assert graph.inputs[0]["dims"][0] == "batch"
+    for n in (1, 7, 40):  # other batch sizes than the traced one
+        np.testing.assert_array_equal(graph(sp.tensor(x[:n])).numpy(), model.predict_batch([x[:n]]).numpy())
+
+
 def test_dict_batches_with_named_inputs_and_labels():
     class Named(sp.io.Dataset):
         def __init__(self, x, y):
@@ -335,8 +347,6 @@ def test_errors_name_the_argument(tmp_path):
         model.fit(data, callbacks=[1], verbose=0)
     with pytest.raises(TypeError, match="batch_size must be an int >= 1"):
         model.evaluate(data, batch_size=0)
-    with pytest.raises(NotImplementedError, match="sampan.jit.trace, which is not in sampan yet"):
-        model.save(tmp_path / "m.graph", training=False)
     sp.save([1, 2], str(tmp_path / "list.h5"))
     with pytest.raises(ValueError, match="not a sampan.Model checkpoint"):
         model.load(tmp_path / "list.h5")

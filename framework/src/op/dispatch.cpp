@@ -6,6 +6,7 @@
 
 #include "op_node.h"
 #include "validate_args.h"
+#include "sampan/jit.h"
 #include "sampan/autograd.h"
 #include "sampan/ops.h"
 #include "sampan/profiler.h"
@@ -109,11 +110,11 @@ void validate_args(const OpSchema& op, Values& args) {
   }
   for (size_t i = 0; i < args.size(); ++i)
     if (!kind_matches(op.arg_kinds[i], args[i]))
-      throw TypeError("op '" + op.name + "': argument '" + op.arg_names[i] + "' expects " +
-                      arg_kind_name(op.arg_kinds[i]) + ", got " +
-                      (std::holds_alternative<Tensor>(args[i]) && !std::get<Tensor>(args[i]).defined()
-                           ? "an undefined Tensor"
-                           : value_kind_name(args[i])));
+      SAMPAN_THROW(TypeError, "op '", op.name, "': argument '", op.arg_names[i], "' expects ",
+                   arg_kind_name(op.arg_kinds[i]), ", got ",
+                   (std::holds_alternative<Tensor>(args[i]) && !std::get<Tensor>(args[i]).defined()
+                        ? "an undefined Tensor"
+                        : value_kind_name(args[i])));
 }
 
 Device common_device(const OpSchema& op, const Values& args) {
@@ -124,9 +125,9 @@ Device common_device(const OpSchema& op, const Values& args) {
       dev = t.device();
       first = i;
     } else if (t.device() != dev) {
-      throw ValueError("op '" + op.name + "': argument '" + op.arg_names[i] + "' is on " +
-                       t.device().str() + " but '" + op.arg_names[first] + "' is on " + dev.str() +
-                       "; move them to one device");
+      SAMPAN_THROW(ValueError, "op '", op.name, "': argument '", op.arg_names[i], "' is on ",
+                   t.device().str(), " but '", op.arg_names[first], "' is on ", dev.str(),
+                   "; move them to one device");
     }
   });
   return dev;
@@ -323,9 +324,8 @@ std::vector<Tensor> call_op(const OpSchema& op, Values args) {
   // Held by `cached`: a kernel that calls ops may replace the table's entry meanwhile.
   const std::vector<TensorSpec>& specs = *cached;
   const size_t n_out = op.output_names.size();
-  if (specs.size() != n_out)
-    throw RuntimeError("op '" + op.name + "': shape function returned " + std::to_string(specs.size()) +
-                       " specs for " + std::to_string(n_out) + " outputs");
+  SAMPAN_CHECK(specs.size() == n_out, RuntimeError, "op '", op.name, "': shape function returned ", specs.size(),
+               " specs for ", n_out, " outputs");
 
   bool any_input_requires_grad = false;
   for_each_tensor(op, args, [&](const Tensor& t, size_t, size_t) {
@@ -345,19 +345,18 @@ std::vector<Tensor> call_op(const OpSchema& op, Values args) {
     if (in >= 0) {
       const Tensor& t = std::get<Tensor>(args[in]);
       if (record && t.requires_grad() && t.is_leaf())
-        throw RuntimeError("op '" + op.name + "': argument '" + op.arg_names[in] +
-                           "' is a leaf tensor that requires grad and cannot be modified in place; "
-                           "use the out-of-place op or wrap the update in no_grad()");
+        SAMPAN_THROW(RuntimeError, "op '", op.name, "': argument '", op.arg_names[in],
+                     "' is a leaf tensor that requires grad and cannot be modified in place; "
+                     "use the out-of-place op or wrap the update in no_grad()");
       if (record && t.autograd_meta_if() && t.autograd_meta_if()->is_view)
-        throw NotImplementedError(
-            "op '" + op.name + "': argument '" + op.arg_names[in] +
-            "' is a view of another tensor; writing it in place while recording gradients would "
-            "leave the other tensor's gradient wrong. Use the out-of-place op, or clone() first");
+        SAMPAN_THROW(NotImplementedError, "op '", op.name, "': argument '", op.arg_names[in],
+                     "' is a view of another tensor; writing it in place while recording gradients would "
+                     "leave the other tensor's gradient wrong. Use the out-of-place op, or clone() first");
       if (specs[o].shape != t.shape() || specs[o].dtype != t.dtype())
-        throw ValueError("op '" + op.name + "': in-place result of shape " + shape_str(specs[o].shape) +
-                         " and dtype " + dtype_name(specs[o].dtype) + " does not fit argument '" +
-                         op.arg_names[in] + "' of shape " + shape_str(t.shape()) + " and dtype " +
-                         dtype_name(t.dtype()));
+        SAMPAN_THROW(ValueError, "op '", op.name, "': in-place result of shape ", shape_str(specs[o].shape),
+                     " and dtype ", dtype_name(specs[o].dtype), " does not fit argument '",
+                     op.arg_names[in], "' of shape ", shape_str(t.shape()), " and dtype ",
+                     dtype_name(t.dtype()));
       outs[o] = t;
       if (record) before_write.emplace_back(static_cast<size_t>(in), t.clone().detach());
     } else if (!op.is_view_output(static_cast<int>(o)) && !has_unknown_dim(specs[o].shape)) {
@@ -367,10 +366,10 @@ std::vector<Tensor> call_op(const OpSchema& op, Values args) {
   }
 
   auto kit = op.kernels.find(dev.type);
-  if (kit == op.kernels.end())
-    throw NotImplementedError("op '" + op.name + "' has no kernel for device " + dev.str());
+  SAMPAN_CHECK(kit != op.kernels.end(), NotImplementedError, "op '", op.name, "' has no kernel for device ", dev.str());
   try {
     NoGradGuard kernels_do_not_record;  // a kernel may call ops; only this call is recorded
+    jit::detail::KernelScope not_traced;  // ... nor traced
     kit->second(args, outs);
   } catch (const std::exception&) {
     rethrow_named(op);
@@ -378,21 +377,22 @@ std::vector<Tensor> call_op(const OpSchema& op, Values args) {
 
   for (size_t o = 0; o < n_out; ++o) {
     if (!outs[o].defined())
-      throw RuntimeError("op '" + op.name + "': the kernel did not produce output '" + op.output_names[o] + "'");
+      SAMPAN_THROW(RuntimeError, "op '", op.name, "': the kernel did not produce output '", op.output_names[o], "'");
     const Shape& got = outs[o].shape();
     const Shape& want = specs[o].shape;
     bool ok = got.size() == want.size() && outs[o].dtype() == specs[o].dtype;
     const bool as_allocated = o < kTracked && allocated[o] == outs[o].impl();
     for (size_t d = 0; ok && !as_allocated && d < want.size(); ++d) ok = want[d] < 0 || want[d] == got[d];
-    if (!ok)
-      throw RuntimeError("op '" + op.name + "': output '" + op.output_names[o] + "' has shape " +
-                         shape_str(got) + " and dtype " + dtype_name(outs[o].dtype()) +
-                         " but the shape function promised " + shape_str(want) + " and " +
-                         dtype_name(specs[o].dtype));
+    SAMPAN_CHECK(ok, RuntimeError, "op '", op.name, "': output '", op.output_names[o], "' has shape ",
+                 shape_str(got), " and dtype ", dtype_name(outs[o].dtype()),
+                 " but the shape function promised ", shape_str(want), " and ",
+                 dtype_name(specs[o].dtype));
     if (op.inplace_input(static_cast<int>(o)) >= 0) outs[o].bump_version();
     if (op.is_view_output(static_cast<int>(o)))
       outs[o].autograd_meta().is_view = true;
   }
+
+  if (jit::Tracer* tracer = jit::detail::active_tracer()) tracer->record(op, args, outs);
 
   if (record) {
     std::vector<bool> needs;
@@ -424,7 +424,7 @@ class NodeVjpContext final : public VjpContext {
   std::vector<Tensor> inputs(size_t i) const override { return node_.saved_inputs(i); }
   Tensor output(size_t i) const override { return node_.saved_output(i); }
   Tensor grad_output(size_t i) const override {
-    if (i >= grads_.size()) throw IndexError("grad_output(" + std::to_string(i) + ") out of range");
+    SAMPAN_CHECK(i < grads_.size(), IndexError, "grad_output(", i, ") out of range");
     if (!grads_[i].defined()) {
       Tensor o = node_.saved_output(i).detach();
       grads_[i] = zeros_like(o);
@@ -452,17 +452,16 @@ OpNode::OpNode(const OpSchema& op, Values args, const std::vector<Tensor>& outpu
 }
 
 void OpNode::check_version(const Tensor& t, uint64_t saved, const std::string& what) const {
-  if (t.version() != saved)
-    throw RuntimeError("op '" + op_->name + "': " + what +
-                       ", saved for the gradient, was modified by an in-place operation since "
-                       "(version " + std::to_string(t.version()) + ", saved at version " +
-                       std::to_string(saved) + "); clone() it before modifying it");
+  SAMPAN_CHECK(t.version() == saved, RuntimeError, "op '", op_->name, "': ", what,
+               ", saved for the gradient, was modified by an in-place operation since "
+               "(version ", t.version(), ", saved at version ",
+               saved, "); clone() it before modifying it");
 }
 
 Tensor OpNode::saved_input(size_t i) const {
-  if (released) throw RuntimeError("op '" + op_->name + "': backward through the graph a second time; pass retain_graph=True the first time");
+  SAMPAN_CHECK(!released, RuntimeError, "op '", op_->name, "': backward through the graph a second time; pass retain_graph=True the first time");
   if (i >= args_.size() || !is_tensor_kind(op_->arg_kinds[i]) || op_->arg_kinds[i] == ArgKind::TensorList)
-    throw IndexError("op '" + op_->name + "': vjp asked input(" + std::to_string(i) + "), which is not a Tensor argument");
+    SAMPAN_THROW(IndexError, "op '", op_->name, "': vjp asked input(", i, "), which is not a Tensor argument");
   const Tensor* t = std::get_if<Tensor>(&args_[i]);
   if (!t) return Tensor();
   size_t slot = 0;
@@ -475,15 +474,15 @@ Tensor OpNode::saved_input(size_t i) const {
 }
 
 std::vector<Tensor> OpNode::saved_inputs(size_t i) const {
-  if (released) throw RuntimeError("op '" + op_->name + "': backward through the graph a second time; pass retain_graph=True the first time");
+  SAMPAN_CHECK(!released, RuntimeError, "op '", op_->name, "': backward through the graph a second time; pass retain_graph=True the first time");
   const auto* l = i < args_.size() ? std::get_if<std::vector<Tensor>>(&args_[i]) : nullptr;
-  if (!l) throw IndexError("op '" + op_->name + "': vjp asked inputs(" + std::to_string(i) + "), which is not a tensor list");
+  SAMPAN_CHECK(l, IndexError, "op '", op_->name, "': vjp asked inputs(", i, "), which is not a tensor list");
   return *l;
 }
 
 Tensor OpNode::saved_output(size_t i) {
-  if (released) throw RuntimeError("op '" + op_->name + "': backward through the graph a second time; pass retain_graph=True the first time");
-  if (i >= outputs_.size()) throw IndexError("op '" + op_->name + "': vjp asked output(" + std::to_string(i) + ")");
+  SAMPAN_CHECK(!released, RuntimeError, "op '", op_->name, "': backward through the graph a second time; pass retain_graph=True the first time");
+  SAMPAN_CHECK(i < outputs_.size(), IndexError, "op '", op_->name, "': vjp asked output(", i, ")");
   auto& s = outputs_[i];
   Tensor t(s.storage, s.shape, s.strides, s.offset, s.dtype);
   check_version(t, s.version, "output '" + op_->output_names[i] + "'");
@@ -498,9 +497,8 @@ void OpNode::release_saved() {
 }
 
 std::vector<Tensor> OpNode::apply(std::vector<Tensor>&& grad_outputs) {
-  if (released)
-    throw RuntimeError("op '" + op_->name + "': backward through the graph a second time, but the "
-                       "saved tensors were freed; pass retain_graph=True to the first backward");
+  SAMPAN_CHECK(!released, RuntimeError, "op '", op_->name, "': backward through the graph a second time, but the "
+               "saved tensors were freed; pass retain_graph=True to the first backward");
   grad_outputs.resize(n_outputs_);
   NodeVjpContext ctx(*this, grad_outputs);
   Grads grads;
@@ -515,9 +513,8 @@ std::vector<Tensor> OpNode::apply(std::vector<Tensor>&& grad_outputs) {
   } catch (const std::exception&) {
     rethrow_named(*op_);
   }
-  if (grads.size() != needs_.size())
-    throw RuntimeError("op '" + op_->name + "': vjp returned " + std::to_string(grads.size()) +
-                       " gradients for " + std::to_string(needs_.size()) + " tensor arguments");
+  SAMPAN_CHECK(grads.size() == needs_.size(), RuntimeError, "op '", op_->name, "': vjp returned ", grads.size(),
+               " gradients for ", needs_.size(), " tensor arguments");
   // Reduce broadcast gradients to the input's shape and match its dtype.
   size_t slot = 0;
   for_each_tensor(*op_, args_, [&](const Tensor& in, size_t, size_t s) {

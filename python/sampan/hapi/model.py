@@ -430,8 +430,9 @@ class Model:
         exactly as a run that never stopped. Under MPI every rank calls it (the random streams
         are gathered) and rank 0 writes.
 
-        training=False: a traced inference graph through sampan.jit.trace (not in sampan yet:
-        NotImplementedError)."""
+        training=False: the network in eval mode traced on the last batch it ran
+        (sampan.jit.trace, the batch dimension symbolic), saved as a graph that sp.jit.load and
+        C++ (sampan::jit::load, build/bin/sampan-run) run without this Python code."""
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"Model.save: path must be a file path, got {type(path).__name__}")
         path = os.fspath(path)
@@ -464,23 +465,15 @@ class Model:
             barrier()
 
     def _save_inference(self, path):
-        try:
-            jit = importlib.import_module("sampan.jit")
-        except ImportError:
-            jit = None
-        trace = getattr(jit, "trace", None)
-        if trace is None:
-            raise NotImplementedError("Model.save(path, training=False) writes a traced inference graph through "
-                                      "sampan.jit.trace, which is not in sampan yet; Model.save(path) writes a "
-                                      "training checkpoint (the network's weights included)")
+        from ..jit import trace  # noqa: PLC0415 (jit loads only for inference graphs)
         if self._example_inputs is None:
             raise RuntimeError("Model.save(training=False): run the model on a batch first (fit, evaluate, "
                                "predict): tracing needs example inputs")
         self.network.eval()
-        traced = trace(self.network, tuple(self._example_inputs))
-        if hasattr(traced, "save"):
-            return traced.save(path)
-        return jit.save(traced, path)
+        inputs = tuple(self._example_inputs)
+        # The batch dimension (0) of every input is one symbolic size: any batch replays.
+        dynamic = {i: {0: "batch"} for i, t in enumerate(inputs) if t.ndim > 0}
+        trace(self.network, inputs, dynamic_dims=dynamic).save(path)
 
     def load(self, path, reset_optimizer=False):
         """Loads a checkpoint of ``save``: the network's state at once, the optimizer's and the
