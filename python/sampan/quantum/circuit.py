@@ -515,7 +515,7 @@ class Circuit(ChannelMixin, ClassicalMixin):
         channels and matrix gates without a qelib1.inc form raise ValueError."""
         params, enc, consts = self.encode(detached=True)
         return qasm.write(self.n_qubits, enc, consts, [float(v) for v in params.numpy()], self.classical_registers,
-                          self.measurements, self.mid_circuit_measurements, self._raw_conditions())
+                          self.measurements, self.mid_circuit_measurements, self.encoded_conditions)
 
     @classmethod
     def from_qasm(cls, text):

@@ -68,9 +68,11 @@ class ClassicalMixin:
         self._mid = [(int(g), int(q), [int(b) for b in bits]) for g, q, bits in mid_measurements]
         self._conditions = [tuple(int(x) for x in k) for k in conditions]
 
-    def _raw_conditions(self):
-        """[(first gate, end gate, clbit offset, n bits, value)], as the C++ QASM writer and the
-        shot-branching runner take them."""
+    @property
+    def encoded_conditions(self):
+        """The classical conditions as [(first gate, end gate, clbit offset, n bits, value)], as the
+        C++ QASM writer and the shot-branching runner take them (classical_conditions names the
+        register instead of its bits)."""
         return [tuple(k) for k in self._conditions]
 
     # ---- declarations ---------------------------------------------------------------------------
@@ -245,9 +247,11 @@ class ClassicalMixin:
         """Resets each selected qubit to ``|0>`` (OpenQASM's reset; the reset channel with (p0, p1) = (1, 0))."""
         return self.reset_channel((1.0, 0.0), qubits)
 
-    def _state_vector_runnable(self):
-        """Whether every channel is a mid-circuit measurement or a reset to |0> with fixed numbers:
-        then the circuit's shots run on pure states (run_measured_circuit)."""
+    @property
+    def state_vector_runnable(self):
+        """Whether every channel is a mid-circuit measurement or a reset to ``|0>`` with fixed
+        numbers (True without channels): then the circuit's shots run on pure states by shot
+        branching (counts(method='statevector'), sampan.quantum.distributed.run)."""
         mids = {g for g, _, _ in self._mid}
         for k, (name, _, refs) in enumerate(self._gates):
             if name == "kraus_repr" and k in mids:
@@ -259,13 +263,15 @@ class ClassicalMixin:
                 return False
         return True
 
-    def _measured_program(self):
-        """(params, encoding, constants, n_clbits, terminal [(qubit, clbit)], mids, conditions) for
-        sp._C.quantum_run_measured_circuit."""
+    def measured_program(self):
+        """The arguments of the C++ shot-branching runner (sp._C.quantum_run_measured_circuit):
+        (params [floats], encoding, constants, n_clbits, terminal measurements [(qubit, clbit)],
+        mid-circuit measurements [(gate, qubit, [clbits])], encoded_conditions), angles as their
+        current numbers."""
         params, enc, consts = self.encode(detached=True)
         return ([float(v) for v in params.numpy().reshape(-1)], enc, consts, self.n_clbits,
                 [(q, b) for b, q in sorted(self._terminal.items())],
-                [(g, q, list(bits)) for g, q, bits in self._mid], self._raw_conditions())
+                [(g, q, list(bits)) for g, q, bits in self._mid], self.encoded_conditions)
 
     def counts(self, shots, seed=None, method="auto"):
         """{classical-register key: count} over `shots` runs (see the module docstring for the key).
@@ -284,9 +290,9 @@ class ClassicalMixin:
         if not self._terminal and not self._mid and not self._conditions:
             raise ValueError("Circuit.counts: the circuit records no measurement (measure_to); use sample() "
                              "for outcomes of qubits")
-        if method == "statevector" or (method == "auto" and self._state_vector_runnable() and
+        if method == "statevector" or (method == "auto" and self.state_vector_runnable and
                                        (self._mid or self._conditions or self.has_channels)):
-            if not self._state_vector_runnable():
+            if not self.state_vector_runnable:
                 raise ValueError("Circuit.counts: method='statevector' runs only measurements and resets as channels; "
                                  "this circuit has noise: use method='density_matrix'")
             return self._counts_state_vector(int(shots), seed)
@@ -322,13 +328,14 @@ class ClassicalMixin:
     def _counts_state_vector(self, shots, seed, use_mpi=False):
         if seed is None:
             seed = int(np.random.default_rng().integers(2 ** 62))
-        params, enc, consts, n_clbits, terminal, mids, conditions = self._measured_program()
+        params, enc, consts, n_clbits, terminal, mids, conditions = self.measured_program()
         r = sp._C.quantum_run_measured_circuit(self.n_qubits, enc, params, consts, n_clbits, terminal, mids,
                                                conditions, shots, int(seed), use_mpi=use_mpi)
-        return self._register_keys(r["register_counts"])
+        return self.register_keys(r["register_counts"])
 
-    def _register_keys(self, bit_counts):
-        """Qiskit keys from [(bits with character b = classical bit b, count)]."""
+    def register_keys(self, bit_counts):
+        """Counts keyed like counts() (Qiskit's register keys) from [(bits, count)] with character b
+        of bits the value of classical bit b, as the C++ shot-branching runner gives them."""
         out = {}
         for bits, k in bit_counts:
             key = self._key({b: int(ch) for b, ch in enumerate(bits)})

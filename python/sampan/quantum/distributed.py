@@ -53,15 +53,15 @@ def run(circuit, observable=None, shots=0, seed=0, gather_state=False, use_mpi=N
             raise ValueError("the circuit measures mid-circuit, resets or has classically controlled gates: it has no "
                              "single final state, so no observable and no gathered state (its counts are sampled by "
                              "shot branching)")
-        if not circuit._state_vector_runnable():
+        if not circuit.state_vector_runnable:
             raise ValueError("the circuit has noise channels, which a distributed state vector cannot apply "
                              "(only measurements and resets): use Circuit.counts(method='density_matrix')")
-        params, enc, consts, n_clbits, terminal, mids, conditions = circuit._measured_program()
+        params, enc, consts, n_clbits, terminal, mids, conditions = circuit.measured_program()
         r = sp._C.quantum_run_measured_circuit(n, enc, params, consts, n_clbits, terminal, mids, conditions,
                                                int(shots), int(seed), use_mpi=bool(use_mpi))
         out = {"rank": r["rank"], "size": r["size"], "expectation": None, "state": None, "branches": r["branches"],
                "counts": {format(i, f"0{n}b"): c for i, c in r["counts"]},
-               "register_counts": (circuit._register_keys(r["register_counts"])
+               "register_counts": (circuit.register_keys(r["register_counts"])
                                    if r["rank"] == 0 and n_clbits and shots else None)}
         return out
     paulis, coeffs = [], []
