@@ -62,8 +62,7 @@ class CpuAllocator final : public Allocator {
     if (!p) {
       size_t rounded = c >= 0 ? class_bytes(c) : large;
       p = std::aligned_alloc(large ? kLargeGranule : kCpuAlignment, rounded == 0 ? kCpuAlignment : rounded);
-      if (!p)
-        throw RuntimeError("out of memory: could not allocate " + std::to_string(nbytes) + " bytes on cpu");
+      SAMPAN_CHECK(p, RuntimeError, "out of memory: could not allocate ", nbytes, " bytes on cpu");
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
       // Before the first touch, so that page faults map huge pages; a refusal only costs speed.
       if (large) (void)madvise(p, large, MADV_HUGEPAGE);

@@ -49,8 +49,8 @@ template <class F> auto run(F f) {
 #endif
 
 [[noreturn]] void unavailable(const char* what) {
-  if (!built()) throw NotImplementedError(std::string(what) + ": " + unavailable_reason());
-  throw RuntimeError(std::string(what) + ": no GPU in this process (" + unavailable_reason() + ")");
+  SAMPAN_CHECK(built(), NotImplementedError, what, ": ", unavailable_reason());
+  SAMPAN_THROW(RuntimeError, what, ": no GPU in this process (", unavailable_reason(), ")");
 }
 }  // namespace
 

@@ -50,9 +50,9 @@ class CudaCachingAllocator final : public Allocator {
       if (!p) {
         size_t free_bytes = 0, total_bytes = 0;
         kernels::cuda_memory::memory_info(&free_bytes, &total_bytes);
-        throw RuntimeError("out of memory on cuda:0: could not allocate " + std::to_string(nbytes) + " bytes (" +
-                           std::to_string(in_use_) + " in use by sampan, " + std::to_string(free_bytes) +
-                           " free of " + std::to_string(total_bytes) + ")");
+        SAMPAN_THROW(RuntimeError, "out of memory on cuda:0: could not allocate ", nbytes, " bytes (",
+                     in_use_, " in use by sampan, ", free_bytes,
+                     " free of ", total_bytes, ")");
       }
     }
     in_use_ += nbytes;
@@ -109,8 +109,7 @@ CudaCachingAllocator* instance() {
   // Never destroyed: tensors held by statics or by Python at exit free into it after the CUDA
   // runtime may already be gone, and freeing then would fail.
   static CudaCachingAllocator* a = [] {
-    if (!is_available())
-      throw RuntimeError("no GPU in this process (" + unavailable_reason() + "): cannot allocate on cuda:0");
+    SAMPAN_CHECK(is_available(), RuntimeError, "no GPU in this process (", unavailable_reason(), "): cannot allocate on cuda:0");
     return new CudaCachingAllocator();
   }();
   return a;
@@ -128,8 +127,8 @@ size_t cached_bytes() { return is_available() ? instance()->cached_bytes() : 0; 
 namespace sampan::cuda::detail {
 Allocator& caching_allocator() {
   // Named like the CUDA build's error (device first, then why), so one message pattern holds for both.
-  throw NotImplementedError("no GPU in this process (" + unavailable_reason() +
-                            "): cannot allocate on cuda:0; this build has no GPU memory");
+  SAMPAN_THROW(NotImplementedError, "no GPU in this process (", unavailable_reason(),
+               "): cannot allocate on cuda:0; this build has no GPU memory");
 }
 size_t cached_bytes() { return 0; }
 }  // namespace sampan::cuda::detail

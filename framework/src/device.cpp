@@ -18,7 +18,7 @@ Device Device::parse(const std::string& s) {
     } catch (const std::exception&) {
     }
   }
-  throw ValueError("unknown device '" + s + "': expected 'cpu', 'cuda' or 'cuda:N'");
+  SAMPAN_THROW(ValueError, "unknown device '", s, "': expected 'cpu', 'cuda' or 'cuda:N'");
 }
 
 }  // namespace sampan

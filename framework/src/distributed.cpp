@@ -32,30 +32,29 @@ const char* op_name(ReduceOp op) {
 
 // The checks every collective makes before any communication, identical on every rank.
 void check_tensor(const char* what, const Tensor& t, bool allow_bool, bool need_contiguous) {
-  if (!t.defined()) throw ValueError(std::string("distributed.") + what + ": the tensor is undefined");
+  SAMPAN_CHECK(t.defined(), ValueError, "distributed.", what, ": the tensor is undefined");
   if (!t.device().is_cpu())
-    throw NotImplementedError(std::string("distributed.") + what + ": the tensor is on " + t.device().str() +
-                              "; the collectives run on CPU tensors (copy it with .cpu() first)");
+    SAMPAN_THROW(NotImplementedError, "distributed.", what, ": the tensor is on ", t.device().str(),
+                 "; the collectives run on CPU tensors (copy it with .cpu() first)");
   const DType d = t.dtype();
   const bool ok = d == DType::Float32 || d == DType::Float64 || is_integral(d) || is_complex(d) ||
                   (allow_bool && d == DType::Bool);
-  if (!ok)
-    throw TypeError(std::string("distributed.") + what + ": dtype " + dtype_name(d) +
-                    " is not supported (float32, float64, int32, int64, complex64, complex128" +
-                    (allow_bool ? ", bool)" : ")"));
+  SAMPAN_CHECK(ok, TypeError, "distributed.", what, ": dtype ", dtype_name(d),
+               " is not supported (float32, float64, int32, int64, complex64, complex128",
+               (allow_bool ? ", bool)" : ")"));
   if (need_contiguous && !t.is_contiguous())
-    throw ValueError(std::string("distributed.") + what +
-                     ": the tensor is not contiguous, and the result is written in place; pass a "
-                     "contiguous tensor (x.contiguous() is a copy)");
+    SAMPAN_THROW(ValueError, "distributed.", what,
+                 ": the tensor is not contiguous, and the result is written in place; pass a "
+                 "contiguous tensor (x.contiguous() is a copy)");
 }
 
 void check_op_for_dtype(ReduceOp op, DType d) {
   if (is_complex(d) && (op == ReduceOp::Max || op == ReduceOp::Min))
-    throw TypeError(std::string("distributed.all_reduce: '") + op_name(op) + "' of " + dtype_name(d) +
-                    " (complex numbers have no order); use 'sum' or 'avg'");
+    SAMPAN_THROW(TypeError, "distributed.all_reduce: '", op_name(op), "' of ", dtype_name(d),
+                 " (complex numbers have no order); use 'sum' or 'avg'");
   if (is_integral(d) && op == ReduceOp::Avg)
-    throw TypeError(std::string("distributed.all_reduce: 'avg' of ") + dtype_name(d) +
-                    " would round; reduce with 'sum' and divide in floating point");
+    SAMPAN_THROW(TypeError, "distributed.all_reduce: 'avg' of ", dtype_name(d),
+                 " would round; reduce with 'sum' and divide in floating point");
 }
 
 // x <- x / n in place.
@@ -87,7 +86,7 @@ void check_mpi(int rc, const char* what) {
     char msg[MPI_MAX_ERROR_STRING];
     int len = 0;
     MPI_Error_string(rc, msg, &len);
-    throw RuntimeError(std::string("distributed (MPI): ") + what + " failed: " + std::string(msg, static_cast<size_t>(len)));
+    SAMPAN_THROW(RuntimeError, "distributed (MPI): ", what, " failed: ", std::string(msg, static_cast<size_t>(len)));
   }
 }
 
@@ -119,7 +118,7 @@ MPI_Datatype mpi_type(DType d) {
     case DType::Float64: return MPI_DOUBLE;
     case DType::Complex64: return MPI_C_FLOAT_COMPLEX;
     case DType::Complex128: return MPI_C_DOUBLE_COMPLEX;
-    default: throw TypeError(std::string("distributed: no MPI type for ") + dtype_name(d));
+    default: SAMPAN_THROW(TypeError, "distributed: no MPI type for ", dtype_name(d));
   }
 }
 
@@ -147,9 +146,9 @@ void check_ranks_agree(const char* what, int call, const Tensor& t, int root, in
     if (hi != lo) {
       std::string range = std::to_string(lo) + " to " + std::to_string(hi);
       if (i == 1) range = std::string(dtype_name(static_cast<DType>(lo))) + " and " + dtype_name(static_cast<DType>(hi));
-      throw ValueError(std::string("distributed.") + what + ": the ranks disagree on the " + fields[i] + " (" +
-                       range + "); every rank must call the same collectives in the same order with "
-                       "tensors of one dtype and size");
+      SAMPAN_THROW(ValueError, "distributed.", what, ": the ranks disagree on the ", fields[i], " (",
+                   range, "); every rank must call the same collectives in the same order with "
+                   "tensors of one dtype and size");
     }
   }
 }
@@ -163,7 +162,7 @@ ReduceOp parse_reduce_op(const std::string& name) {
   if (name == "avg" || name == "mean") return ReduceOp::Avg;
   if (name == "max") return ReduceOp::Max;
   if (name == "min") return ReduceOp::Min;
-  throw ValueError("distributed: reduce op '" + name + "' is not one of 'sum', 'avg', 'max', 'min'");
+  SAMPAN_THROW(ValueError, "distributed: reduce op '", name, "' is not one of 'sum', 'avg', 'max', 'min'");
 }
 
 void init() {
@@ -245,8 +244,8 @@ void broadcast(const Tensor& t, int root) {
   check_tensor("broadcast", t, /*allow_bool=*/true, /*need_contiguous=*/true);
   const int size = world_size();
   if (root < 0 || root >= size)
-    throw ValueError("distributed.broadcast: root " + std::to_string(root) + " is not a rank (0 to " +
-                     std::to_string(size - 1) + ")");
+    SAMPAN_THROW(ValueError, "distributed.broadcast: root ", root, " is not a rank (0 to ",
+                 size - 1, ")");
 #ifdef SAMPAN_FRAMEWORK_HAVE_MPI
   if (active()) {
     check_ranks_agree("broadcast", 2, t, root, 0);
@@ -302,11 +301,10 @@ namespace {
 void check_peer(const char* what, const char* role, int peer) {
   const int size = world_size();
   if (peer < 0 || peer >= size)
-    throw ValueError(std::string("distributed.") + what + ": " + role + " " + std::to_string(peer) +
-                     " is not a rank (0 to " + std::to_string(size - 1) + ")");
-  if (peer == rank())
-    throw ValueError(std::string("distributed.") + what + ": " + role + " " + std::to_string(peer) +
-                     " is this rank; a blocking message to oneself never completes");
+    SAMPAN_THROW(ValueError, "distributed.", what, ": ", role, " ", peer,
+                 " is not a rank (0 to ", size - 1, ")");
+  SAMPAN_CHECK(peer != rank(), ValueError, "distributed.", what, ": ", role, " ", peer,
+               " is this rank; a blocking message to oneself never completes");
 }
 }  // namespace
 
@@ -316,8 +314,7 @@ void send(const Tensor& t, int dest, int tag) {
 #ifdef SAMPAN_FRAMEWORK_HAVE_MPI
   const Tensor data = t.contiguous();
   const int64_t bytes = static_cast<int64_t>(data.nbytes());
-  if (bytes > INT32_MAX)
-    throw ValueError("distributed.send: " + std::to_string(bytes) + " bytes is more than one message carries (2 GiB)");
+  SAMPAN_CHECK(bytes <= INT32_MAX, ValueError, "distributed.send: ", bytes, " bytes is more than one message carries (2 GiB)");
   check_mpi(MPI_Send(data.raw_data(), static_cast<int>(bytes), MPI_BYTE, dest, tag, MPI_COMM_WORLD), "MPI_Send");
 #endif
 }
@@ -334,10 +331,9 @@ void recv(const Tensor& t, int source, int tag) {
   if (incoming != expected) {
     std::vector<char> discard(static_cast<size_t>(incoming));  // consumed, so that it does not match later
     check_mpi(MPI_Recv(discard.data(), incoming, MPI_BYTE, source, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
-    throw ValueError("distributed.recv: the message from rank " + std::to_string(source) + " (tag " +
-                     std::to_string(tag) + ") has " + std::to_string(incoming) + " bytes, but the tensor (" +
-                     std::to_string(t.numel()) + " x " + dtype_name(t.dtype()) + ") holds " +
-                     std::to_string(expected));
+    SAMPAN_THROW(ValueError, "distributed.recv: the message from rank ", source, " (tag ",
+                 tag, ") has ", incoming, " bytes, but the tensor (",
+                 t.numel(), " x ", dtype_name(t.dtype()), ") holds ", expected);
   }
   check_mpi(MPI_Recv(t.raw_data(), incoming, MPI_BYTE, source, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
 #endif

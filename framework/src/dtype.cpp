@@ -99,9 +99,9 @@ DType dtype_from_name(const std::string& n) {
   if (n == "float64" || n == "double") return DType::Float64;
   if (n == "complex64") return DType::Complex64;
   if (n == "complex128") return DType::Complex128;
-  throw TypeError("unknown dtype '" + n +
-                  "': expected one of bool, int32, int64, float16, bfloat16, float32, float64, "
-                  "complex64, complex128");
+  SAMPAN_THROW(TypeError, "unknown dtype '", n,
+               "': expected one of bool, int32, int64, float16, bfloat16, float32, float64, "
+               "complex64, complex128");
 }
 
 DType real_dtype(DType t) {

@@ -13,7 +13,7 @@
 namespace sampan {
 
 void set_num_threads(int n) {
-  if (n < 1) throw ValueError("set_num_threads needs a positive thread count, got " + std::to_string(n));
+  SAMPAN_CHECK(n >= 1, ValueError, "set_num_threads needs a positive thread count, got ", n);
 #ifdef _OPENMP
   omp_set_num_threads(n);
 #endif

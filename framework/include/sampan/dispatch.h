@@ -17,8 +17,8 @@ template <class T> struct type_tag { using type = T; };
 
 namespace detail {
 [[noreturn]] inline void unsupported_dtype(DType t, const char* op, const char* which) {
-  throw TypeError(std::string("'") + op + "' does not support dtype " + dtype_name(t) +
-                  " (supported: " + which + ")");
+  SAMPAN_THROW(TypeError, "'", op, "' does not support dtype ", dtype_name(t),
+               " (supported: ", which, ")");
 }
 }  // namespace detail
 

@@ -56,9 +56,9 @@ std::vector<Tensor> detail::AccumulateGrad::apply(std::vector<Tensor>&& grads) {
 }
 
 std::vector<Tensor> detail::OnceDifferentiableError::apply(std::vector<Tensor>&&) {
-  throw RuntimeError("op '" + op_ +
-                     "' is once-differentiable: its gradient cannot be differentiated again "
-                     "(create_graph=True through it); give it a vjp written with ops");
+  SAMPAN_THROW(RuntimeError, "op '", op_,
+               "' is once-differentiable: its gradient cannot be differentiated again "
+               "(create_graph=True through it); give it a vjp written with ops");
 }
 
 Edge gradient_edge(const Tensor& t) {
@@ -208,24 +208,22 @@ std::vector<Tensor> run_backward(const std::vector<Edge>& roots, std::vector<Ten
 std::vector<Tensor> default_root_grads(const std::vector<Tensor>& outputs,
                                        const std::vector<Tensor>& grad_outputs) {
   if (!grad_outputs.empty() && grad_outputs.size() != outputs.size())
-    throw ValueError("got " + std::to_string(grad_outputs.size()) + " grad_outputs for " +
-                     std::to_string(outputs.size()) + " outputs");
+    SAMPAN_THROW(ValueError, "got ", grad_outputs.size(), " grad_outputs for ",
+                 outputs.size(), " outputs");
   std::vector<Tensor> g(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (!outputs[i].requires_grad())
-      throw RuntimeError("output " + std::to_string(i) +
-                         " does not require grad and has no grad_fn: nothing to differentiate");
+      SAMPAN_THROW(RuntimeError, "output ", i,
+                   " does not require grad and has no grad_fn: nothing to differentiate");
     if (!grad_outputs.empty() && grad_outputs[i].defined()) {
-      if (grad_outputs[i].shape() != outputs[i].shape())
-        throw ValueError("grad_outputs[" + std::to_string(i) + "] has shape " +
-                         shape_str(grad_outputs[i].shape()) + " but the output has shape " +
-                         shape_str(outputs[i].shape()));
+      SAMPAN_CHECK(grad_outputs[i].shape() == outputs[i].shape(), ValueError, "grad_outputs[", i, "] has shape ",
+                   shape_str(grad_outputs[i].shape()), " but the output has shape ",
+                   shape_str(outputs[i].shape()));
       g[i] = grad_outputs[i];
     } else {
-      if (outputs[i].numel() != 1)
-        throw RuntimeError("grad can be implicitly created only for outputs with one element; output " +
-                           std::to_string(i) + " has shape " + shape_str(outputs[i].shape()) +
-                           ": pass grad_outputs");
+      SAMPAN_CHECK(outputs[i].numel() == 1, RuntimeError,
+                   "grad can be implicitly created only for outputs with one element; output ", i, " has shape ",
+                   shape_str(outputs[i].shape()), ": pass grad_outputs");
       g[i] = ones_like(outputs[i]);
     }
   }
@@ -250,14 +248,14 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
   for (auto& o : outputs) roots.push_back(gradient_edge(o));
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].requires_grad())
-      throw RuntimeError("input " + std::to_string(i) + " of grad() does not require grad");
+      SAMPAN_THROW(RuntimeError, "input ", i, " of grad() does not require grad");
     captures.push_back(gradient_edge(inputs[i]));
   }
   auto res = run_backward(roots, std::move(g), retain_graph || create_graph, create_graph, captures);
   for (size_t i = 0; i < res.size(); ++i) {
     if (!res[i].defined() && !allow_unused)
-      throw RuntimeError("input " + std::to_string(i) +
-                         " of grad() was not used to compute the outputs; pass allow_unused=True");
+      SAMPAN_THROW(RuntimeError, "input ", i,
+                   " of grad() was not used to compute the outputs; pass allow_unused=True");
     if (res[i].defined() && !create_graph) res[i] = res[i].detach();
   }
   return res;

@@ -85,8 +85,8 @@ class Writer {
  private:
   [[noreturn]] void fail(const std::string& where, const std::string& what) const {
     std::string detail = h5::error_stack_text();
-    throw IOError("sampan.save: cannot write " + path_ + ": " + what + " at '" + where + "' failed" +
-                  (detail.empty() ? "" : " (" + detail + ")"));
+    SAMPAN_THROW(IOError, "sampan.save: cannot write ", path_, ": ", what, " at '", where, "' failed",
+                 (detail.empty() ? "" : " (" + detail + ")"));
   }
   void check(bool ok, const std::string& where, const std::string& what) const {
     if (!ok) fail(where, "writing " + what);
@@ -205,14 +205,14 @@ void fsync_path(const std::string& path, bool directory) {
   int fd = ::open(path.c_str(), directory ? (O_RDONLY | O_DIRECTORY) : O_RDONLY);
   if (fd < 0) {
     if (directory) return;  // best effort: some file systems do not open directories
-    throw IOError("sampan.save: cannot reopen " + path + " to flush it: " + errno_text());
+    SAMPAN_THROW(IOError, "sampan.save: cannot reopen ", path, " to flush it: ", errno_text());
   }
   int rc = ::fsync(fd);
   int saved = errno;
   ::close(fd);
   if (rc != 0 && !directory) {
     errno = saved;
-    throw IOError("sampan.save: flushing " + path + " to disk failed: " + errno_text());
+    SAMPAN_THROW(IOError, "sampan.save: flushing ", path, " to disk failed: ", errno_text());
   }
 }
 
@@ -235,8 +235,8 @@ class Reader {
   // Anything unexpected inside a file that carries the sampan attributes: damage or truncation.
   [[noreturn]] void corrupt(const std::string& where, const std::string& what) const {
     std::string detail = h5::error_stack_text();
-    throw IOError("not a sampan file / truncated: " + path_ + " (" + what + " at '" + where + "'" +
-                  (detail.empty() ? "" : ": " + detail) + ")");
+    SAMPAN_THROW(IOError, "not a sampan file / truncated: ", path_, " (", what, " at '", where, "'",
+                 (detail.empty() ? "" : ": " + detail), ")");
   }
 
   std::string read_kind(hid_t object, const std::string& where) {
@@ -393,9 +393,9 @@ void save(const IoValue& obj, const std::string& path) {
   std::string directory = parent_directory(path);
   struct stat st;
   if (::stat(directory.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw IOError("sampan.save: cannot write " + path + ": the directory '" + directory + "' does not exist");
+    SAMPAN_THROW(IOError, "sampan.save: cannot write ", path, ": the directory '", directory, "' does not exist");
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-    throw IOError("sampan.save: cannot write " + path + ": it is a directory");
+    SAMPAN_THROW(IOError, "sampan.save: cannot write ", path, ": it is a directory");
 
   std::lock_guard<std::mutex> lock(h5::library_mutex());
   h5::SilenceErrors silence;
@@ -406,18 +406,16 @@ void save(const IoValue& obj, const std::string& path) {
     Handle access = h5::plist(H5Pcreate(H5P_FILE_ACCESS));
     H5Pset_libver_bounds(access.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST);
     Handle file = h5::file(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()));
-    if (!file.valid())
-      throw IOError("sampan.save: cannot create " + temporary + ": " + errno_text() + " (" + h5::error_stack_text() +
-                    ")");
+    SAMPAN_CHECK(file.valid(), IOError, "sampan.save: cannot create ", temporary, ": ", errno_text(), " (", h5::error_stack_text(),
+                 ")");
     {
       Handle root = h5::group(H5Gopen2(file.get(), "/", H5P_DEFAULT));
       Writer(path).write_root(root.get(), obj);
     }
-    if (!file.reset())
-      throw IOError("sampan.save: closing " + temporary + " failed (" + h5::error_stack_text() + ")");
+    SAMPAN_CHECK(file.reset(), IOError, "sampan.save: closing ", temporary, " failed (", h5::error_stack_text(), ")");
     fsync_path(temporary, false);
     if (std::rename(temporary.c_str(), path.c_str()) != 0)
-      throw IOError("sampan.save: cannot rename " + temporary + " to " + path + ": " + errno_text());
+      SAMPAN_THROW(IOError, "sampan.save: cannot rename ", temporary, " to ", path, ": ", errno_text());
     fsync_path(directory, true);  // makes the rename itself durable
   } catch (...) {
     std::remove(temporary.c_str());
@@ -428,24 +426,22 @@ void save(const IoValue& obj, const std::string& path) {
 IoValue load(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) throw IOError("sampan.load: no such file: " + path);
-    throw IOError("sampan.load: cannot access " + path + ": " + errno_text());
+    if (errno == ENOENT) SAMPAN_THROW(IOError, "sampan.load: no such file: ", path);
+    SAMPAN_THROW(IOError, "sampan.load: cannot access ", path, ": ", errno_text());
   }
-  if (S_ISDIR(st.st_mode)) throw IOError("sampan.load: " + path + " is a directory, not a sampan file");
+  if (S_ISDIR(st.st_mode)) SAMPAN_THROW(IOError, "sampan.load: ", path, " is a directory, not a sampan file");
   int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) throw IOError("sampan.load: cannot open " + path + ": " + errno_text());
+  SAMPAN_CHECK(fd >= 0, IOError, "sampan.load: cannot open ", path, ": ", errno_text());
   ::close(fd);
 
   std::lock_guard<std::mutex> lock(h5::library_mutex());
   h5::SilenceErrors silence;
-  if (H5Fis_hdf5(path.c_str()) <= 0)
-    throw IOError("not a sampan file / truncated: " + path + " (no HDF5 signature)");
+  SAMPAN_CHECK(H5Fis_hdf5(path.c_str()) > 0, IOError, "not a sampan file / truncated: ", path, " (no HDF5 signature)");
   Handle file = h5::file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-  if (!file.valid()) throw IOError("not a sampan file / truncated: " + path + " (" + h5::error_stack_text() + ")");
+  SAMPAN_CHECK(file.valid(), IOError, "not a sampan file / truncated: ", path, " (", h5::error_stack_text(), ")");
   Handle root = h5::group(H5Gopen2(file.get(), "/", H5P_DEFAULT));
-  if (!root.valid())
-    throw IOError("not a sampan file / truncated: " + path + " (cannot open the root group: " +
-                  h5::error_stack_text() + ")");
+  SAMPAN_CHECK(root.valid(), IOError, "not a sampan file / truncated: ", path, " (cannot open the root group: ",
+               h5::error_stack_text(), ")");
 
   std::optional<std::string> format;
   std::optional<int64_t> version;
@@ -453,20 +449,18 @@ IoValue load(const std::string& path) {
     format = h5::read_string_attribute(root.get(), "sampan_format");
     if (format == kFormatName) version = h5::read_int_attribute(root.get(), "sampan_format_version");
   } catch (const std::runtime_error& e) {
-    throw IOError("sampan.load: " + path + " is an HDF5 file but not a sampan file: its root " + e.what());
+    SAMPAN_THROW(IOError, "sampan.load: ", path, " is an HDF5 file but not a sampan file: its root ", e.what());
   }
-  if (!format)
-    throw IOError("sampan.load: " + path + " is an HDF5 file but not a sampan file: its root group has no "
-                  "'sampan_format' attribute (expected \"" + kFormatName + "\")");
+  SAMPAN_CHECK(format, IOError, "sampan.load: ", path, " is an HDF5 file but not a sampan file: its root group has no "
+               "'sampan_format' attribute (expected \"", kFormatName, "\")");
   if (*format != kFormatName)
-    throw IOError("sampan.load: " + path + " is an HDF5 file but not a sampan file: its 'sampan_format' is \"" +
-                  *format + "\", expected \"" + kFormatName + "\"");
-  if (!version)
-    throw IOError("sampan.load: " + path + " is a sampan file without its 'sampan_format_version' attribute");
+    SAMPAN_THROW(IOError, "sampan.load: ", path, " is an HDF5 file but not a sampan file: its 'sampan_format' is \"",
+                 *format, "\", expected \"", kFormatName, "\"");
+  SAMPAN_CHECK(version, IOError, "sampan.load: ", path, " is a sampan file without its 'sampan_format_version' attribute");
   if (*version != kFormatVersion)
-    throw IOError("sampan.load: " + path + " has sampan_format_version " + std::to_string(*version) +
-                  "; this sampan reads version " + std::to_string(kFormatVersion) +
-                  (*version > kFormatVersion ? " (written by a newer sampan: upgrade)" : ""));
+    SAMPAN_THROW(IOError, "sampan.load: ", path, " has sampan_format_version ", *version,
+                 "; this sampan reads version ", kFormatVersion,
+                 (*version > kFormatVersion ? " (written by a newer sampan: upgrade)" : ""));
   return Reader(path).read_root(root.get());
 }
 

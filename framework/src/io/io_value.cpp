@@ -117,7 +117,7 @@ const IoValue& IoValue::at(const std::string& key) const {
   if (const IoValue* v = find(key)) return *v;
   std::string keys;
   for (const auto& item : dict_) keys += (keys.empty() ? "'" : ", '") + item.first + "'";
-  throw ValueError("IoValue: no key '" + key + "' in dict (keys: " + (keys.empty() ? "none" : keys) + ")");
+  SAMPAN_THROW(ValueError, "IoValue: no key '", key, "' in dict (keys: ", (keys.empty() ? "none" : keys), ")");
 }
 
 void IoValue::set(const std::string& key, IoValue v) {

@@ -138,9 +138,8 @@ bool small_k_product(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T*
 #if SAMPAN_GEMM_BLAS
 // cblas takes 32-bit sizes (int) in the LP64 BLAS builds Debian ships.
 int blas_int(int64_t v, const char* what) {
-  if (v > INT_MAX)
-    throw ValueError(std::string("matmul: ") + what + " = " + std::to_string(v) +
-                     " exceeds the BLAS's 32-bit index range");
+  SAMPAN_CHECK(v <= INT_MAX, ValueError, "matmul: ", what, " = ", v,
+               " exceeds the BLAS's 32-bit index range");
   return static_cast<int>(v);
 }
 CBLAS_TRANSPOSE flag(bool t) { return t ? CblasTrans : CblasNoTrans; }

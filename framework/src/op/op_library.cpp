@@ -24,7 +24,7 @@ std::map<std::string, std::vector<std::string>>& loaded() {
 
 std::vector<std::string> load_op_library(const std::string& path) {
   struct stat st;
-  if (stat(path.c_str(), &st) != 0) throw IOError("op library '" + path + "' does not exist");
+  if (stat(path.c_str(), &st) != 0) SAMPAN_THROW(IOError, "op library '", path, "' does not exist");
   char resolved[PATH_MAX];
   std::string canonical = realpath(path.c_str(), resolved) ? std::string(resolved) : path;
   std::lock_guard<std::mutex> lock(g_mu);
@@ -35,7 +35,7 @@ std::vector<std::string> load_op_library(const std::string& path) {
   LibraryLoadResult res = end_library_load();
   if (!handle) {
     const char* err = dlerror();
-    throw IOError("cannot load op library '" + path + "': " + (err ? err : "unknown dlopen error"));
+    SAMPAN_THROW(IOError, "cannot load op library '", path, "': ", (err ? err : "unknown dlopen error"));
   }
   if (!res.errors.empty()) {
     // Its ops were taken out of the registry; unloading it lets a fixed rebuild load cleanly.

@@ -59,7 +59,7 @@ Clock current_clock() { return state().clock.load(std::memory_order_relaxed); }
 void start(const Options& options) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  if (detail::g_running.load()) throw RuntimeError("profiler::start: the profiler is already running");
+  if (detail::g_running.load()) SAMPAN_THROW(RuntimeError, "profiler::start: the profiler is already running");
   s.record_shapes.store(options.record_shapes);
   s.clock.store(options.clock);
   s.rows.clear();
@@ -72,7 +72,7 @@ std::vector<OpStats> stop() {
   std::vector<OpStats> out;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
-    if (!detail::g_running.load()) throw RuntimeError("profiler::stop: the profiler is not running");
+    SAMPAN_CHECK(detail::g_running.load(), RuntimeError, "profiler::stop: the profiler is not running");
     detail::g_running.store(false);
     out.reserve(s.rows.size());
     for (auto& [key, row] : s.rows) out.push_back(std::move(row));

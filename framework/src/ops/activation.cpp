@@ -45,7 +45,7 @@ bool fractional(double b) { return std::isfinite(b) && b != std::trunc(b); }
 TensorSpec clamp_spec(const TensorSpec& x, double min, double max) {
   detail::real_numeric_unary_spec(x);
   if (std::isnan(min) && std::isnan(max))
-    throw ValueError("clamp needs at least one bound: 'min' and 'max' are both absent (NaN)");
+    SAMPAN_THROW(ValueError, "clamp needs at least one bound: 'min' and 'max' are both absent (NaN)");
   // An integer tensor clamped to a fractional bound gives float32, as a Python float scalar would.
   DType d = is_integral(x.dtype) && (fractional(min) || fractional(max)) ? DType::Float32 : x.dtype;
   return TensorSpec{x.shape, d, x.device};
@@ -53,10 +53,9 @@ TensorSpec clamp_spec(const TensorSpec& x, double min, double max) {
 
 TensorSpec clamp_inplace_spec(const TensorSpec& x, double min, double max) {
   TensorSpec s = clamp_spec(x, min, max);
-  if (s.dtype != x.dtype)
-    throw TypeError(std::string("in-place clamp of a ") + dtype_name(x.dtype) +
-                    " tensor to fractional bounds would give " + dtype_name(s.dtype) +
-                    "; use the out-of-place clamp");
+  SAMPAN_CHECK(s.dtype == x.dtype, TypeError, "in-place clamp of a ", dtype_name(x.dtype),
+               " tensor to fractional bounds would give ", dtype_name(s.dtype),
+               "; use the out-of-place clamp");
   return s;
 }
 
@@ -104,7 +103,7 @@ Grads clamp_vjp(const VjpContext& c) {
 
 void check_beta(double beta) {
   if (beta == 0 || !std::isfinite(beta))
-    throw ValueError("softplus: 'beta' must be finite and nonzero, got " + std::to_string(beta));
+    SAMPAN_THROW(ValueError, "softplus: 'beta' must be finite and nonzero, got ", std::to_string(beta));
 }
 
 }  // namespace

@@ -30,14 +30,14 @@ Tensor unpad(const Tensor& g, const std::vector<int64_t>& pads) {
 
 void check_pads(const Shape& x, const std::vector<int64_t>& pads) {
   if (pads.size() != 2 * x.size())
-    throw ValueError("pad: pads must hold (before, after) for each of the " + std::to_string(x.size()) +
-                     " dimensions, i.e. " + std::to_string(2 * x.size()) + " numbers, got " + std::to_string(pads.size()));
+    SAMPAN_THROW(ValueError, "pad: pads must hold (before, after) for each of the ", x.size(),
+                 " dimensions, i.e. ", 2 * x.size(), " numbers, got ", pads.size());
   for (size_t i = 0; i < pads.size(); ++i)
-    if (pads[i] < 0) throw ValueError("pad: pad widths must be >= 0, got " + std::to_string(pads[i]) + " at position " + std::to_string(i));
+    SAMPAN_CHECK(pads[i] >= 0, ValueError, "pad: pad widths must be >= 0, got ", pads[i], " at position ", i);
 }
 
 Shape concat_shape(const std::vector<TensorSpec>& ts, int64_t axis, int64_t& d, DType& dtype) {
-  if (ts.empty()) throw ValueError("concat: needs at least one tensor");
+  SAMPAN_CHECK(!ts.empty(), ValueError, "concat: needs at least one tensor");
   const Shape& first = ts[0].shape;
   d = axis_of("concat", axis, static_cast<int64_t>(first.size()));
   Shape out = first;
@@ -47,10 +47,9 @@ Shape concat_shape(const std::vector<TensorSpec>& ts, int64_t axis, int64_t& d, 
     const Shape& s = ts[i].shape;
     bool ok = s.size() == first.size();
     for (size_t k = 0; ok && k < s.size(); ++k) ok = static_cast<int64_t>(k) == d || s[k] == first[k];
-    if (!ok)
-      throw ValueError("concat along axis " + std::to_string(axis) + ": tensor " + std::to_string(i) + " has shape " +
-                       shape_str(s) + " but tensor 0 has shape " + shape_str(first) +
-                       " (all sizes must match except along the axis)");
+    SAMPAN_CHECK(ok, ValueError, "concat along axis ", axis, ": tensor ", i, " has shape ",
+                 shape_str(s), " but tensor 0 has shape ", shape_str(first),
+                 " (all sizes must match except along the axis)");
     out[d] += s[d];
     dtype = promote_types(dtype, ts[i].dtype);
   }
@@ -59,8 +58,8 @@ Shape concat_shape(const std::vector<TensorSpec>& ts, int64_t axis, int64_t& d, 
 
 int64_t stack_axis(int64_t axis, int64_t ndim) {
   if (axis < -(ndim + 1) || axis > ndim)
-    throw IndexError("stack: axis " + std::to_string(axis) + " is out of range for inputs of rank " + std::to_string(ndim) +
-                     " (expected " + std::to_string(-(ndim + 1)) + ".." + std::to_string(ndim) + ")");
+    SAMPAN_THROW(IndexError, "stack: axis ", axis, " is out of range for inputs of rank ", ndim,
+                 " (expected ", -(ndim + 1), "..", ndim, ")");
   return axis < 0 ? axis + ndim + 1 : axis;
 }
 }  // namespace
@@ -106,12 +105,11 @@ SAMPAN_OP(core, stack)
     .defaults({{"axis", 0}})
     .outputs("out")
     .shape([](const std::vector<TensorSpec>& ts, int64_t axis) {
-      if (ts.empty()) throw ValueError("stack: needs at least one tensor");
+      SAMPAN_CHECK(!ts.empty(), ValueError, "stack: needs at least one tensor");
       DType t = ts[0].dtype;
       for (size_t i = 0; i < ts.size(); ++i) {
-        if (ts[i].shape != ts[0].shape)
-          throw ValueError("stack: tensor " + std::to_string(i) + " has shape " + shape_str(ts[i].shape) +
-                           " but tensor 0 has shape " + shape_str(ts[0].shape));
+        SAMPAN_CHECK(ts[i].shape == ts[0].shape, ValueError, "stack: tensor ", i, " has shape ", shape_str(ts[i].shape),
+                     " but tensor 0 has shape ", shape_str(ts[0].shape));
         t = promote_types(t, ts[i].dtype);
       }
       Shape s = ts[0].shape;
@@ -164,7 +162,7 @@ SAMPAN_OP(core, repeat_index)
     .nondifferentiable()
     .shape([](const TensorSpec& repeats) {
       check_index_dtype("repeat_index", repeats.dtype);
-      if (repeats.dim() != 1) throw ValueError("repeat_index: repeats must be 1-D, got shape " + shape_str(repeats.shape));
+      SAMPAN_CHECK(repeats.dim() == 1, ValueError, "repeat_index: repeats must be 1-D, got shape ", shape_str(repeats.shape));
       return TensorSpec{{-1}, DType::Int64, repeats.device};
     })
     .cpu([](const Tensor& repeats, Tensor& out) {
@@ -172,8 +170,7 @@ SAMPAN_OP(core, repeat_index)
       const int64_t* p = r.data<int64_t>();
       int64_t total = 0;
       for (int64_t i = 0; i < r.numel(); ++i) {
-        if (p[i] < 0)
-          throw ValueError("repeat_index: repeats must be >= 0, got " + std::to_string(p[i]) + " at position " + std::to_string(i));
+        SAMPAN_CHECK(p[i] >= 0, ValueError, "repeat_index: repeats must be >= 0, got ", p[i], " at position ", i);
         total += p[i];
       }
       out = Tensor::empty({total}, DType::Int64, repeats.device());
@@ -200,12 +197,11 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, in
   const int64_t d = axis_of("split", axis, x.dim());
   int64_t total = 0;
   for (auto s : sizes) {
-    if (s < 0) throw ValueError("split: sizes must be >= 0, got " + std::to_string(s));
+    SAMPAN_CHECK(s >= 0, ValueError, "split: sizes must be >= 0, got ", s);
     total += s;
   }
-  if (total != x.shape()[d])
-    throw ValueError("split: sizes add up to " + std::to_string(total) + " but axis " + std::to_string(axis) +
-                     " has size " + std::to_string(x.shape()[d]));
+  SAMPAN_CHECK(total == x.shape()[d], ValueError, "split: sizes add up to ", total, " but axis ", axis,
+               " has size ", x.shape()[d]);
   std::vector<Tensor> r;
   int64_t off = 0;
   for (auto s : sizes) {
@@ -216,7 +212,7 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, in
 }
 std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t axis) {
   const int64_t d = axis_of("split", axis, x.dim());
-  if (split_size <= 0) throw ValueError("split: split_size must be > 0, got " + std::to_string(split_size));
+  SAMPAN_CHECK(split_size > 0, ValueError, "split: split_size must be > 0, got ", split_size);
   const int64_t n = x.shape()[d];
   std::vector<int64_t> sizes;
   for (int64_t off = 0; off < n; off += split_size) sizes.push_back(std::min(split_size, n - off));
@@ -224,7 +220,7 @@ std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t axis) {
   return split(x, sizes, d);
 }
 std::vector<Tensor> chunk(const Tensor& x, int64_t chunks, int64_t axis) {
-  if (chunks <= 0) throw ValueError("chunk: chunks must be > 0, got " + std::to_string(chunks));
+  SAMPAN_CHECK(chunks > 0, ValueError, "chunk: chunks must be > 0, got ", chunks);
   const int64_t n = x.size(axis);
   return split(x, std::max<int64_t>((n + chunks - 1) / chunks, 1), axis);
 }
@@ -236,13 +232,13 @@ Tensor pad(const Tensor& x, const std::vector<int64_t>& pads, const std::string&
   }
   check_pads(x.shape(), pads);
   if (mode != "reflect" && mode != "replicate" && mode != "circular")
-    throw ValueError("pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got '" + mode + "'");
+    SAMPAN_THROW(ValueError, "pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got '", mode, "'");
   // The other modes are a gather per padded dimension, so their gradient is index_add's.
   Tensor r = x;
   for (int64_t d = 0; d < x.dim(); ++d) {
     const int64_t before = pads[2 * d], after = pads[2 * d + 1], n = x.shape()[d];
     if (!before && !after) continue;
-    if (n == 0) throw ValueError("pad: cannot " + mode + "-pad dimension " + std::to_string(d) + " of size 0");
+    SAMPAN_CHECK(n != 0, ValueError, "pad: cannot ", mode, "-pad dimension ", d, " of size 0");
     Tensor idx = Tensor::empty({before + n + after}, DType::Int64);
     int64_t* p = idx.data<int64_t>();
     for (int64_t i = -before; i < n + after; ++i) {
@@ -265,7 +261,7 @@ Tensor pad(const Tensor& x, const std::vector<int64_t>& pads, const std::string&
 
 Tensor tile(const Tensor& x, const std::vector<int64_t>& reps) {
   for (auto r : reps)
-    if (r < 0) throw ValueError("tile: repetitions must be >= 0, got " + std::to_string(r));
+    SAMPAN_CHECK(r >= 0, ValueError, "tile: repetitions must be >= 0, got ", r);
   const size_t nd = std::max(reps.size(), static_cast<size_t>(x.dim()));
   std::vector<int64_t> rp(nd - reps.size(), 1);
   rp.insert(rp.end(), reps.begin(), reps.end());
@@ -282,7 +278,7 @@ Tensor tile(const Tensor& x, const std::vector<int64_t>& reps) {
 }
 
 Tensor repeat_interleave(const Tensor& x, int64_t repeats, int64_t axis) {
-  if (repeats < 0) throw ValueError("repeat_interleave: repeats must be >= 0, got " + std::to_string(repeats));
+  SAMPAN_CHECK(repeats >= 0, ValueError, "repeat_interleave: repeats must be >= 0, got ", repeats);
   const int64_t d = axis_of("repeat_interleave", axis, x.dim());
   // [.., n, ..] -> [.., n, 1, ..] -> broadcast [.., n, r, ..] -> [.., n*r, ..]
   Shape expanded = x.shape();
@@ -296,8 +292,8 @@ Tensor repeat_interleave(const Tensor& x, const Tensor& repeats, int64_t axis) {
   Tensor r = repeats.dim() == 0 ? reshape(repeats, {1}) : repeats;
   if (r.numel() == 1 && x.shape()[d] != 1) r = broadcast_to(r, {x.shape()[d]});
   if (r.dim() != 1 || r.numel() != x.shape()[d])
-    throw ValueError("repeat_interleave: repeats of shape " + shape_str(repeats.shape()) + " does not match axis " +
-                     std::to_string(axis) + " of size " + std::to_string(x.shape()[d]));
+    SAMPAN_THROW(ValueError, "repeat_interleave: repeats of shape ", shape_str(repeats.shape()), " does not match axis ",
+                 axis, " of size ", x.shape()[d]);
   static OpHandle op("core::repeat_index");
   return index_select(x, d, op(r)[0]);
 }

@@ -68,13 +68,11 @@ template <class F> void promoted_binary(const char* name, const Tensor& x, const
 
 TensorSpec inplace_spec(const TensorSpec& x, const TensorSpec& y) {
   Shape s = broadcast_shapes(x.shape, y.shape);
-  if (s != x.shape)
-    throw ValueError("in-place result of shape " + shape_str(s) + " does not fit the target of shape " +
-                     shape_str(x.shape));
+  SAMPAN_CHECK(s == x.shape, ValueError, "in-place result of shape ", shape_str(s), " does not fit the target of shape ",
+               shape_str(x.shape));
   DType d = promote_types(x.dtype, y.dtype);
-  if (d != x.dtype)
-    throw TypeError(std::string("in-place result of dtype ") + dtype_name(d) + " cannot be stored in a " +
-                    dtype_name(x.dtype) + " tensor");
+  SAMPAN_CHECK(d == x.dtype, TypeError, "in-place result of dtype ", dtype_name(d), " cannot be stored in a ",
+               dtype_name(x.dtype), " tensor");
   return x;
 }
 
@@ -255,7 +253,7 @@ struct FloorDivide {
 TensorSpec pow_spec(const TensorSpec& x, const TensorSpec& y) {
   TensorSpec s = detail::broadcast_spec(x, y);
   if (s.dtype == DType::Bool)
-    throw TypeError("pow of two bool tensors is not defined: give 'x' or 'y' a numeric dtype");
+    SAMPAN_THROW(TypeError, "pow of two bool tensors is not defined: give 'x' or 'y' a numeric dtype");
   return s;
 }
 
@@ -266,7 +264,7 @@ TensorSpec real_binary_spec(const TensorSpec& x, const TensorSpec& y) {
   detail::check_dtype(!is_complex(y.dtype), "y", y.dtype, expected);
   TensorSpec s = detail::broadcast_spec(x, y);
   if (s.dtype == DType::Bool)
-    throw TypeError("both arguments are bool: give 'x' or 'y' a numeric dtype");
+    SAMPAN_THROW(TypeError, "both arguments are bool: give 'x' or 'y' a numeric dtype");
   return s;
 }
 

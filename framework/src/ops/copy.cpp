@@ -24,9 +24,8 @@ void convert_into(const Tensor& src, const Tensor& dst) {
 // out = x, byte for byte, between any two devices (out was allocated on the target device).
 void transfer(const Tensor& x, Tensor& out) {
   Tensor src = x.device().is_cpu() ? contiguous(x) : x;
-  if (!src.is_contiguous())
-    throw NotImplementedError("to_device: a strided tensor on " + src.device().str() +
-                              " cannot be copied yet; call contiguous() on the CPU side first");
+  SAMPAN_CHECK(src.is_contiguous(), NotImplementedError, "to_device: a strided tensor on ", src.device().str(),
+               " cannot be copied yet; call contiguous() on the CPU side first");
   cuda::copy_bytes(out.raw_data(), out.device().is_cuda(), src.raw_data(), src.device().is_cuda(), out.nbytes());
 }
 
@@ -80,8 +79,8 @@ SAMPAN_OP(core, copy_)
     .inplace(0, 0)
     .shape([](const TensorSpec& dst, const TensorSpec& src) {
       if (broadcast_shapes(src.shape, dst.shape) != dst.shape)
-        throw ValueError("cannot copy a tensor of shape " + shape_str(src.shape) + " into shape " +
-                         shape_str(dst.shape));
+        SAMPAN_THROW(ValueError, "cannot copy a tensor of shape ", shape_str(src.shape), " into shape ",
+                     shape_str(dst.shape));
       return dst;
     })
     .cpu([](const Tensor&, const Tensor& src, Tensor& dst) {

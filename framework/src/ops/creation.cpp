@@ -25,7 +25,7 @@ void fill_kernel(const std::vector<int64_t>&, double value, const std::string&, 
 }
 
 int64_t arange_length(double start, double end, double step) {
-  if (step == 0) throw ValueError("arange step must not be zero");
+  SAMPAN_CHECK(step != 0, ValueError, "arange step must not be zero");
   double n = std::ceil((end - start) / step);
   return n > 0 ? static_cast<int64_t>(n) : 0;
 }
@@ -39,7 +39,7 @@ SAMPAN_OP(core, full)
     .outputs("out")
     .shape([](const std::vector<int64_t>& shape, double, const std::string& dtype) {
       for (auto s : shape)
-        if (s < 0) throw ValueError("negative dimension in shape " + shape_str(shape));
+        SAMPAN_CHECK(s >= 0, ValueError, "negative dimension in shape ", shape_str(shape));
       return TensorSpec{shape, dtype_from_name(dtype)};
     })
     .cpu(fill_kernel)
@@ -70,7 +70,7 @@ SAMPAN_OP(core, linspace)
     .defaults({{"dtype", "float32"}})
     .outputs("out")
     .shape([](double, double, int64_t steps, const std::string& dtype) {
-      if (steps < 0) throw ValueError("linspace: steps must be >= 0, got " + std::to_string(steps));
+      SAMPAN_CHECK(steps >= 0, ValueError, "linspace: steps must be >= 0, got ", steps);
       return TensorSpec{{steps}, dtype_from_name(dtype)};
     })
     .cpu([](double start, double end, int64_t steps, const std::string&, Tensor& out) {
@@ -95,7 +95,7 @@ SAMPAN_OP(core, eye)
     .defaults({{"m", -1}, {"dtype", "float32"}})  // m = -1: square
     .outputs("out")
     .shape([](int64_t n, int64_t m, const std::string& dtype) {
-      if (n < 0 || m < -1) throw ValueError("eye: sizes must be >= 0, got n = " + std::to_string(n) + ", m = " + std::to_string(m));
+      if (n < 0 || m < -1) SAMPAN_THROW(ValueError, "eye: sizes must be >= 0, got n = ", n, ", m = ", m);
       return TensorSpec{{n, m < 0 ? n : m}, dtype_from_name(dtype)};
     })
     .cpu([](int64_t, int64_t, const std::string&, Tensor& out) {
@@ -118,8 +118,8 @@ SAMPAN_OP(core, one_hot)
     .outputs("out")
     .shape([](const TensorSpec& index, int64_t num_classes) {
       if (!is_integral(index.dtype))
-        throw TypeError(std::string("one_hot: index must be an int32 or int64 tensor, got ") + dtype_name(index.dtype));
-      if (num_classes < -1) throw ValueError("one_hot: num_classes must be >= 0 (or -1 to infer it), got " + std::to_string(num_classes));
+        SAMPAN_THROW(TypeError, "one_hot: index must be an int32 or int64 tensor, got ", dtype_name(index.dtype));
+      SAMPAN_CHECK(num_classes >= -1, ValueError, "one_hot: num_classes must be >= 0 (or -1 to infer it), got ", num_classes);
       Shape s = index.shape;
       s.push_back(num_classes);
       return TensorSpec{s, DType::Int64, index.device};
@@ -134,8 +134,8 @@ SAMPAN_OP(core, one_hot)
       }
       for (int64_t i = 0; i < n; ++i)
         if (ip[i] < 0 || ip[i] >= num_classes)
-          throw IndexError("one_hot: class index " + std::to_string(ip[i]) + " (at position " + std::to_string(i) +
-                           ") is out of range for num_classes " + std::to_string(num_classes));
+          SAMPAN_THROW(IndexError, "one_hot: class index ", ip[i], " (at position ", i,
+                       ") is out of range for num_classes ", num_classes);
       if (!out.defined()) {
         Shape s = index.shape();
         s.push_back(num_classes);
@@ -150,7 +150,7 @@ SAMPAN_OP(core, one_hot)
 
 Tensor full(const Shape& shape, double value, DType dtype, Device device) {
   static OpHandle op("core::full");
-  if (!device.is_cpu()) throw NotImplementedError("full on " + device.str() + " is not built yet");
+  SAMPAN_CHECK(device.is_cpu(), NotImplementedError, "full on ", device.str(), " is not built yet");
   return op(shape, value, std::string(dtype_name(dtype)))[0];
 }
 Tensor zeros(const Shape& shape, DType dtype, Device device) { return full(shape, 0.0, dtype, device); }
@@ -180,8 +180,8 @@ Tensor one_hot(const Tensor& index, int64_t num_classes) {
 
 Tensor from_vector(const std::vector<double>& values, const Shape& shape, DType dtype) {
   if (shape_numel(shape) != static_cast<int64_t>(values.size()))
-    throw ValueError("from_vector: " + std::to_string(values.size()) + " values do not fill shape " +
-                     shape_str(shape));
+    SAMPAN_THROW(ValueError, "from_vector: ", values.size(), " values do not fill shape ",
+                 shape_str(shape));
   Tensor t = Tensor::empty(shape, DType::Float64);
   std::copy(values.begin(), values.end(), t.data<double>());
   return t.to(dtype);

@@ -29,18 +29,17 @@ template <class F> void run_device(F f) {
 
 /// A GPU tensor's data must be contiguous for the CUDA twins (no strided copy on the GPU yet).
 inline void require_contiguous(const char* op, const char* name, const Tensor& t) {
-  if (!t.is_contiguous())
-    throw NotImplementedError(std::string(op) + ": on CUDA, argument '" + name +
-                              "' must be contiguous (strided CUDA inputs are not supported yet)");
+  SAMPAN_CHECK(t.is_contiguous(), NotImplementedError, op, ": on CUDA, argument '", name,
+               "' must be contiguous (strided CUDA inputs are not supported yet)");
 }
 
 /// src of a scatter (index_add, index_copy, scatter_add) must arrive on the GPU with its full
 /// shape and x's dtype: the CUDA twins neither broadcast nor cast yet.
 inline void require_exact_src(const char* op, const Shape& want, DType dtype, const Tensor& src) {
   if (src.shape() != want || src.dtype() != dtype)
-    throw NotImplementedError(std::string(op) + ": on CUDA, src must have shape " + shape_str(want) + " and dtype " +
-                              dtype_name(dtype) + " exactly (no broadcasting or casting on the GPU yet), got " +
-                              shape_str(src.shape()) + " " + dtype_name(src.dtype()));
+    SAMPAN_THROW(NotImplementedError, op, ": on CUDA, src must have shape ", shape_str(want), " and dtype ",
+                 dtype_name(dtype), " exactly (no broadcasting or casting on the GPU yet), got ",
+                 shape_str(src.shape()), " ", dtype_name(src.dtype()));
 }
 
 /// A copy on the host (CPU tensor) of an integer index tensor that lives on the GPU.
@@ -68,8 +67,8 @@ template <class F> void visit_cuda_dtype(DType dtype, const char* op, bool float
     default:
       break;
   }
-  throw NotImplementedError(std::string(op) + ": no CUDA kernel for dtype " + dtype_name(dtype) +
-                            (floating_only ? " (float32 and float64 only)" : " (float32, float64, int32, int64 only)"));
+  SAMPAN_THROW(NotImplementedError, op, ": no CUDA kernel for dtype ", dtype_name(dtype),
+               (floating_only ? " (float32 and float64 only)" : " (float32, float64, int32, int64 only)"));
 }
 
 }  // namespace sampan::cuda_support

@@ -23,8 +23,8 @@ constexpr int kLetters = 52;  // 'A'..'Z' -> 0..25, 'a'..'z' -> 26..51; ellipsis
 int label_of(char ch, const std::string& eq) {
   if (ch >= 'A' && ch <= 'Z') return ch - 'A';
   if (ch >= 'a' && ch <= 'z') return 26 + (ch - 'a');
-  throw ValueError("einsum '" + eq + "': invalid subscript character '" + std::string(1, ch) +
-                   "' (subscripts are letters, ',', '->' and '...')");
+  SAMPAN_THROW(ValueError, "einsum '", eq, "': invalid subscript character '", ch,
+               "' (subscripts are letters, ',', '->' and '...')");
 }
 
 std::string label_name(int l) {
@@ -44,7 +44,7 @@ Subscripts parse_term(const std::string& term, const std::string& eq) {
   for (size_t i = 0; i < term.size(); ++i) {
     if (term[i] == '.') {
       if (term.compare(i, 3, "...") != 0 || s.ellipsis_at >= 0)
-        throw ValueError("einsum '" + eq + "': '.' must come as one '...' per operand");
+        SAMPAN_THROW(ValueError, "einsum '", eq, "': '.' must come as one '...' per operand");
       s.ellipsis_at = static_cast<int>(s.letters.size());
       i += 2;
     } else {
@@ -84,10 +84,9 @@ Labeled take_diagonals(Labeled x, const std::string& eq) {
           break;
         }
     if (p < 0) return x;
-    if (x.t.shape()[p] != x.t.shape()[q])
-      throw ValueError("einsum '" + eq + "': label '" + label_name(x.labels[p]) +
-                       "' is repeated in one operand over dimensions of sizes " + std::to_string(x.t.shape()[p]) +
-                       " and " + std::to_string(x.t.shape()[q]));
+    SAMPAN_CHECK(x.t.shape()[p] == x.t.shape()[q], ValueError, "einsum '", eq, "': label '", label_name(x.labels[p]),
+                 "' is repeated in one operand over dimensions of sizes ", x.t.shape()[p],
+                 " and ", x.t.shape()[q]);
     int l = x.labels[p];
     x.t = diagonal(x.t, 0, p, q);
     x.labels.erase(x.labels.begin() + q);
@@ -169,8 +168,8 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
     start = comma + 1;
   }
   if (operands.empty() || terms.size() != operands.size())
-    throw ValueError("einsum '" + equation + "' names " + std::to_string(terms.size()) + " operand(s) but " +
-                     std::to_string(operands.size()) + " were given");
+    SAMPAN_THROW(ValueError, "einsum '", equation, "' names ", terms.size(), " operand(s) but ",
+                 operands.size(), " were given");
 
   // Labels of every operand, with "..." expanded right-aligned over the broadcast dimensions.
   std::vector<Subscripts> subs;
@@ -180,9 +179,9 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
     const int64_t named = static_cast<int64_t>(subs[i].letters.size()), nd = operands[i].dim();
     const bool has_dots = subs[i].ellipsis_at >= 0;
     if (has_dots ? nd < named : nd != named)
-      throw ValueError("einsum '" + equation + "': operand " + std::to_string(i) + " has shape " +
-                       shape_str(operands[i].shape()) + " but its subscripts '" + terms[i] + "' name " +
-                       std::to_string(named) + " dimension(s)");
+      SAMPAN_THROW(ValueError, "einsum '", equation, "': operand ", i, " has shape ",
+                   shape_str(operands[i].shape()), " but its subscripts '", terms[i], "' name ",
+                   named, " dimension(s)");
     if (has_dots) ellipsis_dims = std::max(ellipsis_dims, nd - named);
   }
   std::vector<Labeled> xs;
@@ -203,9 +202,8 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
       auto it = sizes.find(l);
       if (it == sizes.end() || it->second == 1) sizes[l] = n;
       else if (n != 1 && n != it->second)
-        throw ValueError("einsum '" + equation + "': label '" + label_name(l) + "' has size " +
-                         std::to_string(it->second) + " in one operand and " + std::to_string(n) +
-                         " in operand " + std::to_string(i));
+        SAMPAN_THROW(ValueError, "einsum '", equation, "': label '", label_name(l), "' has size ",
+                     it->second, " in one operand and ", n, " in operand ", i);
       ++count[l];
     }
     xs.push_back(x);
@@ -223,10 +221,10 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
     std::set<int> seen;
     for (int l : out) {
       if (!seen.insert(l).second)
-        throw ValueError("einsum '" + equation + "': output label '" + label_name(l) + "' appears twice");
+        SAMPAN_THROW(ValueError, "einsum '", equation, "': output label '", label_name(l), "' appears twice");
       if (!sizes.count(l))
-        throw ValueError("einsum '" + equation + "': output label '" + label_name(l) +
-                         "' does not appear in any operand");
+        SAMPAN_THROW(ValueError, "einsum '", equation, "': output label '", label_name(l),
+                     "' does not appear in any operand");
     }
   } else {
     for (int64_t e = 0; e < ellipsis_dims; ++e) out.push_back(kLetters + static_cast<int>(e));

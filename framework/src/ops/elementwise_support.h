@@ -80,9 +80,8 @@ void ternary_loop(const Tensor& c, const Tensor& x, const Tensor& y, const Tenso
 /// Throws TypeError naming argument `arg`, its dtype and what was `expected`, unless `ok`.
 /// Shape functions call it so a bad dtype fails before anything is allocated.
 inline void check_dtype(bool ok, const char* arg, DType got, const char* expected) {
-  if (!ok)
-    throw TypeError(std::string("argument '") + arg + "' has dtype " + dtype_name(got) + ", expected " +
-                    expected);
+  SAMPAN_CHECK(ok, TypeError, "argument '", arg, "' has dtype ", dtype_name(got), ", expected ",
+               expected);
 }
 
 /// The shape function of a broadcasting binary op with promoted dtype.

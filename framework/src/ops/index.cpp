@@ -44,9 +44,8 @@ std::vector<int64_t> read_indices(const char* op, const Tensor& index, int64_t s
   for (size_t k = 0; k < r.size(); ++k) {
     int64_t v = r[k];
     if (v < -size || v >= size)
-      throw IndexError(std::string(op) + ": index " + std::to_string(v) + " (at position " + std::to_string(k) +
-                       " of the index) is out of range for axis " + std::to_string(axis) + " of size " +
-                       std::to_string(size));
+      SAMPAN_THROW(IndexError, op, ": index ", v, " (at position ", k,
+                   " of the index) is out of range for axis ", axis, " of size ", size);
     if (v < 0) r[k] = v + size;
   }
   return r;
@@ -96,14 +95,13 @@ std::vector<int64_t> offsets_over(const Shape& shape, const Shape& strides, int6
 // Shape checks shared by gather and scatter_add: index has x's rank and fits x off the axis.
 int64_t check_gather_shapes(const char* op, const Shape& x, const Shape& index, int64_t axis) {
   const int64_t d = axis_of(op, axis, static_cast<int64_t>(x.size()));
-  if (index.size() != x.size())
-    throw ValueError(std::string(op) + ": index must have the rank of x (" + std::to_string(x.size()) +
-                     "), got shape " + shape_str(index));
+  SAMPAN_CHECK(index.size() == x.size(), ValueError, op, ": index must have the rank of x (", x.size(),
+               "), got shape ", shape_str(index));
   for (size_t i = 0; i < x.size(); ++i)
     if (static_cast<int64_t>(i) != d && index[i] > x[i])
-      throw ValueError(std::string(op) + ": index of shape " + shape_str(index) + " does not fit x of shape " +
-                       shape_str(x) + " at dimension " + std::to_string(i) + " (only the axis " +
-                       std::to_string(d) + " may be larger)");
+      SAMPAN_THROW(ValueError, op, ": index of shape ", shape_str(index), " does not fit x of shape ",
+                   shape_str(x), " at dimension ", i, " (only the axis ",
+                   d, " may be larger)");
   return d;
 }
 
@@ -177,9 +175,9 @@ void index_update_spec_check(const char* op, const TensorSpec& x, int64_t axis, 
   check_index_dtype(op, index.dtype);
   Shape want = take_shape(x.shape, d, index.shape);
   if (broadcast_shapes(src.shape, want) != want)
-    throw ValueError(std::string(op) + ": src must have shape " + shape_str(want) +
-                     " (x's shape with axis " + std::to_string(d) + " replaced by the index's shape " +
-                     shape_str(index.shape) + "), got " + shape_str(src.shape));
+    SAMPAN_THROW(ValueError, op, ": src must have shape ", shape_str(want),
+                 " (x's shape with axis ", d, " replaced by the index's shape ",
+                 shape_str(index.shape), "), got ", shape_str(src.shape));
 }
 
 // out = x with rows index[j] along the axis updated by src's rows via `combine`.
@@ -328,8 +326,8 @@ SAMPAN_OP(core, scatter_add)
       check_index_dtype("scatter_add", index.dtype);
       check_gather_shapes("scatter_add", x.shape, index.shape, axis);
       if (broadcast_shapes(src.shape, index.shape) != index.shape)
-        throw ValueError("scatter_add: src of shape " + shape_str(src.shape) + " does not match the index's shape " +
-                         shape_str(index.shape));
+        SAMPAN_THROW(ValueError, "scatter_add: src of shape ", shape_str(src.shape), " does not match the index's shape ",
+                     shape_str(index.shape));
       return x;
     })
     .cpu([](const Tensor& x, int64_t axis, const Tensor& index, const Tensor& src, Tensor& out) {
@@ -396,9 +394,8 @@ Tensor gather(const Tensor& x, int64_t axis, const Tensor& index) {
 }
 Tensor take_along_axis(const Tensor& x, const Tensor& index, int64_t axis) {
   // NumPy broadcasts the index against x off the axis; gather wants the sizes spelled out.
-  if (index.dim() != x.dim())
-    throw ValueError("take_along_axis: index must have the rank of x (" + std::to_string(x.dim()) + "), got shape " +
-                     shape_str(index.shape()));
+  SAMPAN_CHECK(index.dim() == x.dim(), ValueError, "take_along_axis: index must have the rank of x (", x.dim(), "), got shape ",
+               shape_str(index.shape()));
   const int64_t d = normalize_axis(axis, x.dim());
   Shape want = x.shape();
   want[d] = index.shape()[d];

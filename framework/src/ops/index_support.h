@@ -11,13 +11,13 @@
 namespace sampan::detail {
 
 inline int64_t axis_of(const char* op, int64_t axis, int64_t ndim) {
-  if (ndim == 0) throw IndexError(std::string(op) + ": a 0-d tensor has no axis " + std::to_string(axis));
+  SAMPAN_CHECK(ndim != 0, IndexError, op, ": a 0-d tensor has no axis ", axis);
   return normalize_axis(axis, ndim);
 }
 
 inline void check_index_dtype(const char* op, DType t) {
   if (!is_integral(t))
-    throw TypeError(std::string(op) + ": index must be an int32 or int64 tensor, got " + dtype_name(t));
+    SAMPAN_THROW(TypeError, op, ": index must be an int32 or int64 tensor, got ", dtype_name(t));
 }
 
 // One element type per item size: data movement does not care what the bytes mean.
@@ -30,7 +30,7 @@ template <class F> inline void visit_itemsize(size_t size, F f) {
     case 8: return f(type_tag<uint64_t>{});
     case 16: return f(type_tag<Bytes16>{});
   }
-  throw NotImplementedError("no copy kernel for elements of " + std::to_string(size) + " bytes");
+  SAMPAN_THROW(NotImplementedError, "no copy kernel for elements of ", size, " bytes");
 }
 
 // Validates that `t` broadcasts to `want` and returns the contiguous broadcast, converted.

@@ -29,24 +29,23 @@ Shape batch_dims(const Shape& s, bool vector) {
 
 TensorSpec matmul_spec(const TensorSpec& a, const TensorSpec& b) {
   if (a.dim() == 0 || b.dim() == 0)
-    throw ValueError("matmul needs operands with at least one dimension, got shapes " + shape_str(a.shape) +
-                     " and " + shape_str(b.shape) + " (use mul for scalars)");
+    SAMPAN_THROW(ValueError, "matmul needs operands with at least one dimension, got shapes ", shape_str(a.shape),
+                 " and ", shape_str(b.shape), " (use mul for scalars)");
   if (a.dtype == DType::Bool || b.dtype == DType::Bool)
-    throw TypeError("matmul: bool operands are not supported (got " + std::string(dtype_name(a.dtype)) + " and " +
-                    dtype_name(b.dtype) + "); cast them to an integer or floating dtype");
+    SAMPAN_THROW(TypeError, "matmul: bool operands are not supported (got ", dtype_name(a.dtype), " and ",
+                 dtype_name(b.dtype), "); cast them to an integer or floating dtype");
   const int64_t ka = a.shape.back();
   const int64_t kb = b.dim() == 1 ? b.shape[0] : b.shape[b.dim() - 2];
-  if (ka != kb)
-    throw ValueError("matmul: shapes " + shape_str(a.shape) + " and " + shape_str(b.shape) +
-                     " do not align: the last dimension of a (" + std::to_string(ka) + ") must equal " +
-                     (b.dim() == 1 ? "the length of b (" : "the second-to-last dimension of b (") +
-                     std::to_string(kb) + ")");
+  SAMPAN_CHECK(ka == kb, ValueError, "matmul: shapes ", shape_str(a.shape), " and ", shape_str(b.shape),
+               " do not align: the last dimension of a (", ka, ") must equal ",
+               (b.dim() == 1 ? "the length of b (" : "the second-to-last dimension of b ("),
+               kb, ")");
   Shape batch;
   try {
     batch = broadcast_shapes(batch_dims(a.shape, a.dim() == 1), batch_dims(b.shape, b.dim() == 1));
   } catch (const ValueError&) {
-    throw ValueError("matmul: the batch dimensions of shapes " + shape_str(a.shape) + " and " +
-                     shape_str(b.shape) + " do not broadcast");
+    SAMPAN_THROW(ValueError, "matmul: the batch dimensions of shapes ", shape_str(a.shape), " and ",
+                 shape_str(b.shape), " do not broadcast");
   }
   Shape out = batch;
   if (a.dim() >= 2) out.push_back(a.shape[a.dim() - 2]);
@@ -109,7 +108,7 @@ MatrixBatch describe(Tensor t, bool left, const Shape& batch) {
     }
     t = t.clone();  // contiguous: always a BLAS layout
   }
-  throw RuntimeError("matmul: internal error describing an operand layout");
+  SAMPAN_THROW(RuntimeError, "matmul: internal error describing an operand layout");
 }
 
 // When b is the same matrix for every batch and a's batch dimensions are evenly spaced rows
@@ -224,8 +223,7 @@ Grads matmul_vjp(const VjpContext& c) {
 // ---- outer, dot, vdot ----
 
 void check_vector(const char* op, const char* arg, const TensorSpec& t) {
-  if (t.dim() != 1)
-    throw ValueError(std::string(op) + ": argument '" + arg + "' must be 1-D, got shape " + shape_str(t.shape));
+  SAMPAN_CHECK(t.dim() == 1, ValueError, op, ": argument '", arg, "' must be 1-D, got shape ", shape_str(t.shape));
 }
 
 }  // namespace
@@ -273,8 +271,7 @@ SAMPAN_OP(core, dot)
     .shape([](const TensorSpec& a, const TensorSpec& b) {
       check_vector("dot", "a", a);
       check_vector("dot", "b", b);
-      if (a.shape != b.shape)
-        throw ValueError("dot: shapes " + shape_str(a.shape) + " and " + shape_str(b.shape) + " differ");
+      SAMPAN_CHECK(a.shape == b.shape, ValueError, "dot: shapes ", shape_str(a.shape), " and ", shape_str(b.shape), " differ");
       return matmul_spec(a, b);
     })
     .cpu([](const Tensor& a, const Tensor& b, Tensor& out) { matmul_kernel(a, b, out); })
@@ -294,9 +291,8 @@ SAMPAN_OP(core, vdot)
     .shape([](const TensorSpec& a, const TensorSpec& b) {
       detail::check_linalg_dtype("vdot", "a", a.dtype);
       detail::check_linalg_dtype("vdot", "b", b.dtype);
-      if (shape_numel(a.shape) != shape_numel(b.shape))
-        throw ValueError("vdot: shapes " + shape_str(a.shape) + " and " + shape_str(b.shape) +
-                         " have different sizes");
+      SAMPAN_CHECK(shape_numel(a.shape) == shape_numel(b.shape), ValueError, "vdot: shapes ", shape_str(a.shape), " and ", shape_str(b.shape),
+                   " have different sizes");
       return TensorSpec{{}, promote_types(a.dtype, b.dtype), a.device};
     })
     .cpu([](const Tensor& a, const Tensor& b, Tensor& out) {

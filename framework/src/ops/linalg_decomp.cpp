@@ -88,7 +88,7 @@ void inv_kernel(const Tensor& a, Tensor& out) {
       Eigen::Map<Mat<T>>(po + b * n * n, n, n) = lu.inverse();
       return true;
     });
-    if (bad >= 0) throw ValueError("inv: " + matrix_name(bad, batch_of(ac.shape())) + " is singular");
+    SAMPAN_CHECK(bad < 0, ValueError, "inv: ", matrix_name(bad, batch_of(ac.shape())), " is singular");
   });
 }
 
@@ -99,14 +99,14 @@ TensorSpec solve_spec(const TensorSpec& a, const TensorSpec& b) {
   const int64_t n = a.shape.back();
   const bool vec = b.dim() == 1;
   if (b.dim() == 0 || (vec ? b.shape[0] : b.shape[b.dim() - 2]) != n)
-    throw ValueError("solve: a of shape " + shape_str(a.shape) + " needs b of shape [" + std::to_string(n) +
-                     "] or [..., " + std::to_string(n) + ", k], got " + shape_str(b.shape));
+    SAMPAN_THROW(ValueError, "solve: a of shape ", shape_str(a.shape), " needs b of shape [", n,
+                 "] or [..., ", n, ", k], got ", shape_str(b.shape));
   Shape batch;
   try {
     batch = broadcast_shapes(batch_of(a.shape), vec ? Shape{} : batch_of(b.shape));
   } catch (const ValueError&) {
-    throw ValueError("solve: the batch dimensions of shapes " + shape_str(a.shape) + " and " + shape_str(b.shape) +
-                     " do not broadcast");
+    SAMPAN_THROW(ValueError, "solve: the batch dimensions of shapes ", shape_str(a.shape), " and ", shape_str(b.shape),
+                 " do not broadcast");
   }
   Shape out = batch;
   out.push_back(n);
@@ -133,7 +133,7 @@ void solve_kernel(const Tensor& a, const Tensor& b, Tensor& x) {
       Eigen::Map<Mat<T>>(px + i * n * k, n, k) = lu.solve(Eigen::Map<const Mat<T>>(pb + i * n * k, n, k));
       return true;
     });
-    if (bad >= 0) throw ValueError("solve: " + matrix_name(bad, batch) + " of a is singular");
+    SAMPAN_CHECK(bad < 0, ValueError, "solve: ", matrix_name(bad, batch), " of a is singular");
   });
 }
 
@@ -207,9 +207,8 @@ void eigh_kernel(const Tensor& a, Tensor& w, Tensor& v) {
       Eigen::Map<Mat<T>>(pv + b * n * n, n, n) = vecs;
       return true;
     });
-    if (bad >= 0)
-      throw ValueError("eigh: " + matrix_name(bad, batch_of(ac.shape())) +
-                       " has non-finite entries or the eigensolver did not converge");
+    SAMPAN_CHECK(bad < 0, ValueError, "eigh: ", matrix_name(bad, batch_of(ac.shape())),
+                 " has non-finite entries or the eigensolver did not converge");
   });
 }
 
@@ -263,9 +262,8 @@ void svd_kernel(const Tensor& a, Tensor& u, Tensor& s, Tensor& vh) {
       Eigen::Map<Mat<T>>(pvh + b * k * n, k, n) = vv.adjoint();
       return true;
     });
-    if (bad >= 0)
-      throw ValueError("svd: " + matrix_name(bad, batch_of(ac.shape())) +
-                       " has non-finite entries or the decomposition did not converge");
+    SAMPAN_CHECK(bad < 0, ValueError, "svd: ", matrix_name(bad, batch_of(ac.shape())),
+                 " has non-finite entries or the decomposition did not converge");
   });
 }
 
@@ -393,8 +391,7 @@ SAMPAN_OP(core, svd)
     .outputs("u", "s", "vh")
     .dtypes({DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
     .shape([](const TensorSpec& a) {
-      if (a.dim() < 2)
-        throw ValueError("svd: argument 'a' must be a matrix or a batch of matrices, got shape " + shape_str(a.shape));
+      SAMPAN_CHECK(a.dim() >= 2, ValueError, "svd: argument 'a' must be a matrix or a batch of matrices, got shape ", shape_str(a.shape));
       DType d = decomp_dtype("svd", a);
       const Shape batch = batch_of(a.shape);
       const int64_t m = a.shape[a.dim() - 2], n = a.shape.back(), k = std::min(m, n);

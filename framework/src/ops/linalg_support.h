@@ -33,18 +33,17 @@ inline std::string shape_of(const TensorSpec& t) { return shape_str(t.shape); }
 
 /// Throws unless `a` is a (batch of) square matrices: "inv: argument 'a' ...".
 inline void check_square(const char* op, const char* arg, const TensorSpec& a) {
-  if (a.dim() < 2)
-    throw ValueError(std::string(op) + ": argument '" + arg + "' must be a matrix or a batch of matrices "
-                     "(at least 2 dimensions), got shape " + shape_of(a));
+  SAMPAN_CHECK(a.dim() >= 2, ValueError, op, ": argument '", arg, "' must be a matrix or a batch of matrices "
+               "(at least 2 dimensions), got shape ", shape_of(a));
   if (a.shape[a.dim() - 1] != a.shape[a.dim() - 2])
-    throw ValueError(std::string(op) + ": argument '" + arg + "' must hold square matrices, got shape " + shape_of(a));
+    SAMPAN_THROW(ValueError, op, ": argument '", arg, "' must hold square matrices, got shape ", shape_of(a));
 }
 
 /// Throws TypeError unless `t` can be computed on as float32/64 or complex64/128.
 inline void check_linalg_dtype(const char* op, const char* arg, DType t) {
   if (t == DType::Float16 || t == DType::BFloat16 || t == DType::Bool)
-    throw TypeError(std::string(op) + ": argument '" + arg + "' has dtype " + dtype_name(t) +
-                    ", expected int32, int64, float32, float64, complex64 or complex128");
+    SAMPAN_THROW(TypeError, op, ": argument '", arg, "' has dtype ", dtype_name(t),
+                 ", expected int32, int64, float32, float64, complex64 or complex128");
 }
 
 }  // namespace sampan::detail

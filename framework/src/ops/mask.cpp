@@ -19,7 +19,7 @@ using detail::dense_as;
 using detail::visit_itemsize;
 
 void check_mask_dtype(const char* op, DType t) {
-  if (t != DType::Bool) throw TypeError(std::string(op) + ": mask must be a bool tensor, got " + dtype_name(t));
+  if (t != DType::Bool) SAMPAN_THROW(TypeError, op, ": mask must be a bool tensor, got ", dtype_name(t));
 }
 
 }  // namespace
@@ -66,8 +66,8 @@ SAMPAN_OP(core, masked_scatter)
     .shape([](const TensorSpec& x, const TensorSpec& mask, const TensorSpec& src) {
       check_mask_dtype("masked_scatter", mask.dtype);
       if (broadcast_shapes(mask.shape, x.shape) != x.shape)
-        throw ValueError("masked_scatter: mask of shape " + shape_str(mask.shape) + " does not broadcast to x's shape " +
-                         shape_str(x.shape));
+        SAMPAN_THROW(ValueError, "masked_scatter: mask of shape ", shape_str(mask.shape), " does not broadcast to x's shape ",
+                     shape_str(x.shape));
       return x;
     })
     .cpu([](const Tensor& x, const Tensor& mask, const Tensor& src, Tensor& out) {
@@ -76,9 +76,8 @@ SAMPAN_OP(core, masked_scatter)
       const int64_t n = mb.numel();
       int64_t count = 0;
       for (int64_t i = 0; i < n; ++i) count += m[i];
-      if (count > src.numel())
-        throw ValueError("masked_scatter: the mask selects " + std::to_string(count) + " elements but src has only " +
-                         std::to_string(src.numel()));
+      SAMPAN_CHECK(count <= src.numel(), ValueError, "masked_scatter: the mask selects ", count, " elements but src has only ",
+                   src.numel());
       copy_(out, x);
       Tensor sc = contiguous(src.to(x.dtype()));
       visit_itemsize(x.itemsize(), [&](auto tag) {
@@ -112,11 +111,11 @@ SAMPAN_OP(core, masked_fill)
     .shape([](const TensorSpec& x, const TensorSpec& mask, const TensorSpec& value) {
       check_mask_dtype("masked_fill", mask.dtype);
       if (broadcast_shapes(mask.shape, x.shape) != x.shape)
-        throw ValueError("masked_fill: mask of shape " + shape_str(mask.shape) + " does not broadcast to x's shape " +
-                         shape_str(x.shape));
+        SAMPAN_THROW(ValueError, "masked_fill: mask of shape ", shape_str(mask.shape), " does not broadcast to x's shape ",
+                     shape_str(x.shape));
       if (broadcast_shapes(value.shape, x.shape) != x.shape)
-        throw ValueError("masked_fill: value of shape " + shape_str(value.shape) + " does not broadcast to x's shape " +
-                         shape_str(x.shape));
+        SAMPAN_THROW(ValueError, "masked_fill: value of shape ", shape_str(value.shape), " does not broadcast to x's shape ",
+                     shape_str(x.shape));
       return x;
     })
     .cpu([](const Tensor& x, const Tensor& mask, const Tensor& value, Tensor& out) {

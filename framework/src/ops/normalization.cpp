@@ -28,30 +28,29 @@ namespace {
 
 void check_float(const char* op, const char* name, const TensorSpec& t) {
   if (t.dtype != DType::Float32 && t.dtype != DType::Float64)
-    throw TypeError(std::string(op) + ": '" + name + "' must be float32 or float64, got " + dtype_name(t.dtype));
+    SAMPAN_THROW(TypeError, op, ": '", name, "' must be float32 or float64, got ", dtype_name(t.dtype));
 }
 
 // x is [n, c] with n >= 1; `names` of per-channel tensors must be [c] of x's dtype.
 void check_batch_norm_args(const char* op, const TensorSpec& x, std::initializer_list<std::pair<const char*, const TensorSpec*>> channel,
                            std::initializer_list<std::pair<const char*, const TensorSpec*>> like_x) {
   check_float(op, "x", x);
-  if (x.dim() != 2)
-    throw ValueError(std::string(op) + ": x must be 2-D (N, C), got shape " + shape_str(x.shape) +
-                     " ((N, C, L) inputs use the composition in sampan.nn.functional.batch_norm)");
-  if (x.shape[0] < 1) throw ValueError(std::string(op) + ": x needs at least one row (N >= 1), got shape " + shape_str(x.shape));
+  SAMPAN_CHECK(x.dim() == 2, ValueError, op, ": x must be 2-D (N, C), got shape ", shape_str(x.shape),
+               " ((N, C, L) inputs use the composition in sampan.nn.functional.batch_norm)");
+  SAMPAN_CHECK(x.shape[0] >= 1, ValueError, op, ": x needs at least one row (N >= 1), got shape ", shape_str(x.shape));
   for (auto [name, t] : channel)
     if (t->shape != Shape{x.shape[1]} || t->dtype != x.dtype)
-      throw ValueError(std::string(op) + ": '" + name + "' must be " + dtype_name(x.dtype) + " [" +
-                       std::to_string(x.shape[1]) + "] (one per channel of x " + shape_str(x.shape) + "), got " +
-                       dtype_name(t->dtype) + " " + shape_str(t->shape));
+      SAMPAN_THROW(ValueError, op, ": '", name, "' must be ", dtype_name(x.dtype), " [",
+                   x.shape[1], "] (one per channel of x ", shape_str(x.shape), "), got ",
+                   dtype_name(t->dtype), " ", shape_str(t->shape));
   for (auto [name, t] : like_x)
     if (t->shape != x.shape || t->dtype != x.dtype)
-      throw ValueError(std::string(op) + ": '" + name + "' must be " + dtype_name(x.dtype) + " " + shape_str(x.shape) +
-                       " like x, got " + dtype_name(t->dtype) + " " + shape_str(t->shape));
+      SAMPAN_THROW(ValueError, op, ": '", name, "' must be ", dtype_name(x.dtype), " ", shape_str(x.shape),
+                   " like x, got ", dtype_name(t->dtype), " ", shape_str(t->shape));
 }
 
 void check_eps(const char* op, double eps) {
-  if (!(eps >= 0.0)) throw ValueError(std::string(op) + ": eps must be >= 0, got " + std::to_string(eps));
+  SAMPAN_CHECK(eps >= 0.0, ValueError, op, ": eps must be >= 0, got ", std::to_string(eps));
 }
 
 Tensor batch_norm_train_backward_op(const Tensor& x, const Tensor& grad_out, const Tensor& mean, const Tensor& var,

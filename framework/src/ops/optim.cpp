@@ -14,9 +14,9 @@ namespace {
 
 void check_same(const TensorSpec& param, const TensorSpec& other, const char* name) {
   if (other.shape != param.shape || other.dtype != param.dtype)
-    throw ValueError(std::string("adam_update_: '") + name + "' has shape " + shape_str(other.shape) +
-                     " and dtype " + dtype_name(other.dtype) + " but the parameter has shape " +
-                     shape_str(param.shape) + " and dtype " + dtype_name(param.dtype));
+    SAMPAN_THROW(ValueError, "adam_update_: '", name, "' has shape ", shape_str(other.shape),
+                 " and dtype ", dtype_name(other.dtype), " but the parameter has shape ",
+                 shape_str(param.shape), " and dtype ", dtype_name(param.dtype));
 }
 
 }  // namespace
@@ -37,12 +37,11 @@ SAMPAN_OP(core, adam_update_)
     .shape([](const TensorSpec& param, const TensorSpec& grad, const TensorSpec& exp_avg,
               const TensorSpec& exp_avg_sq, double, double, double, double, double, int64_t step, bool, bool) {
       if (param.dtype != DType::Float32 && param.dtype != DType::Float64)
-        throw TypeError("adam_update_: the parameter must be float32 or float64, got " +
-                        std::string(dtype_name(param.dtype)));
+        SAMPAN_THROW(TypeError, "adam_update_: the parameter must be float32 or float64, got ", dtype_name(param.dtype));
       check_same(param, grad, "grad");
       check_same(param, exp_avg, "exp_avg");
       check_same(param, exp_avg_sq, "exp_avg_sq");
-      if (step < 1) throw ValueError("adam_update_: step counts this update and must be >= 1, got " + std::to_string(step));
+      SAMPAN_CHECK(step >= 1, ValueError, "adam_update_: step counts this update and must be >= 1, got ", step);
       return std::vector<TensorSpec>{param, exp_avg, exp_avg_sq};
     })
     .cpu([](const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq, double lr,
@@ -50,8 +49,7 @@ SAMPAN_OP(core, adam_update_)
             bool maximize, Tensor& param_out, Tensor& exp_avg_out, Tensor& exp_avg_sq_out) {
       // The state must be contiguous to be written in place; the gradient may be any layout.
       for (const Tensor* t : {&param, &exp_avg, &exp_avg_sq})
-        if (!t->is_contiguous())
-          throw ValueError("adam_update_: the parameter and its state must be contiguous (got a strided view)");
+        SAMPAN_CHECK(t->is_contiguous(), ValueError, "adam_update_: the parameter and its state must be contiguous (got a strided view)");
       Tensor g = contiguous(grad);
       kernels::AdamStep s{lr, beta1, beta2, eps, weight_decay, step, decoupled, maximize};
       visit_floating(param.dtype(), "adam_update_", [&](auto tag) {

@@ -26,7 +26,7 @@ int64_t as_i64(uint64_t v) { return static_cast<int64_t>(v); }
 
 void check_shape(const char* op, const std::vector<int64_t>& shape) {
   for (auto s : shape)
-    if (s < 0) throw ValueError(std::string(op) + ": negative dimension in shape " + shape_str(shape));
+    SAMPAN_CHECK(s >= 0, ValueError, op, ": negative dimension in shape ", shape_str(shape));
 }
 
 // out[i] = f(block(i)) for every element, in parallel; element i's value depends only on i.
@@ -64,7 +64,7 @@ template <class T, int Words, class F> void fill_from_words(Tensor& out, int64_t
 DType floating_dtype(const char* op, const std::string& name) {
   DType d = dtype_from_name(name);
   if (d != DType::Float32 && d != DType::Float64)
-    throw TypeError(std::string(op) + ": dtype must be float32 or float64, got " + name);
+    SAMPAN_THROW(TypeError, op, ": dtype must be float32 or float64, got ", name);
   return d;
 }
 
@@ -118,8 +118,7 @@ SAMPAN_OP(core, randint)
     .nondifferentiable()
     .shape([](int64_t low, int64_t high, const std::vector<int64_t>& shape, const std::string& dtype, int64_t, int64_t) {
       check_shape("randint", shape);
-      if (high <= low)
-        throw ValueError("randint: high (" + std::to_string(high) + ") must be greater than low (" + std::to_string(low) + ")");
+      SAMPAN_CHECK(high > low, ValueError, "randint: high (", high, ") must be greater than low (", low, ")");
       return TensorSpec{shape, dtype_from_name(dtype)};
     })
     .cpu([](int64_t low, int64_t high, const std::vector<int64_t>&, const std::string&, int64_t seed, int64_t offset,
@@ -142,16 +141,15 @@ SAMPAN_OP(core, bernoulli)
     .outputs("out")
     .nondifferentiable()
     .shape([](const TensorSpec& p, int64_t, int64_t) {
-      if (!is_floating(p.dtype)) throw TypeError(std::string("bernoulli: p must be floating, got ") + dtype_name(p.dtype));
+      if (!is_floating(p.dtype)) SAMPAN_THROW(TypeError, "bernoulli: p must be floating, got ", dtype_name(p.dtype));
       return p;
     })
     .cpu([](const Tensor& p, int64_t seed, int64_t offset, Tensor& out) {
       Tensor pc = contiguous(cast(p, DType::Float64));
       const double* pp = pc.data<double>();
       for (int64_t i = 0; i < pc.numel(); ++i)
-        if (!(pp[i] >= 0.0 && pp[i] <= 1.0))
-          throw ValueError("bernoulli: probabilities must lie in [0, 1], got " + std::to_string(pp[i]) + " at element " +
-                           std::to_string(i));
+        SAMPAN_CHECK(pp[i] >= 0.0 && pp[i] <= 1.0, ValueError,
+                     "bernoulli: probabilities must lie in [0, 1], got ", std::to_string(pp[i]), " at element ", i);
       Tensor r = Tensor::empty(out.shape(), DType::Float64);
       const uint64_t s = as_u64(seed), o = as_u64(offset);
       double* rp = r.data<double>();
@@ -174,7 +172,7 @@ SAMPAN_OP(core, dropout_mask)
     .nondifferentiable()
     .shape([](const std::vector<int64_t>& shape, double p, const std::string& dtype, int64_t, int64_t) {
       check_shape("dropout_mask", shape);
-      if (!(p >= 0.0 && p < 1.0)) throw ValueError("dropout_mask: p must lie in [0, 1), got " + std::to_string(p));
+      SAMPAN_CHECK(p >= 0.0 && p < 1.0, ValueError, "dropout_mask: p must lie in [0, 1), got ", std::to_string(p));
       return TensorSpec{shape, floating_dtype("dropout_mask", dtype)};
     })
     .cpu([](const std::vector<int64_t>&, double p, const std::string&, int64_t seed, int64_t offset, Tensor& out) {
@@ -200,7 +198,7 @@ SAMPAN_OP(core, randperm)
     .outputs("out")
     .nondifferentiable()
     .shape([](int64_t n, const std::string& dtype, int64_t, int64_t) {
-      if (n < 0) throw ValueError("randperm: n must be >= 0, got " + std::to_string(n));
+      SAMPAN_CHECK(n >= 0, ValueError, "randperm: n must be >= 0, got ", n);
       return TensorSpec{{n}, dtype_from_name(dtype)};
     })
     .cpu([](int64_t n, const std::string&, int64_t seed, int64_t offset, Tensor& out) {
@@ -256,17 +254,17 @@ Tensor randperm(int64_t n, DType dtype, Generator* gen) {
 Tensor rand_like(const Tensor& t, Generator* gen) { return rand(t.shape(), t.dtype(), gen); }
 Tensor randn_like(const Tensor& t, Generator* gen) { return randn(t.shape(), t.dtype(), gen); }
 Tensor uniform(const Shape& shape, double low, double high, DType dtype, Generator* gen) {
-  if (!(high >= low)) throw ValueError("uniform: high (" + std::to_string(high) + ") must be >= low (" + std::to_string(low) + ")");
+  SAMPAN_CHECK(high >= low, ValueError, "uniform: high (", std::to_string(high), ") must be >= low (", std::to_string(low), ")");
   Tensor u = rand(shape, dtype, gen);
   return add(mul(u, scalar_tensor(high - low, dtype)), scalar_tensor(low, dtype));
 }
 Tensor normal(const Shape& shape, double mean, double std, DType dtype, Generator* gen) {
-  if (!(std >= 0)) throw ValueError("normal: std must be >= 0, got " + std::to_string(std));
+  SAMPAN_CHECK(std >= 0, ValueError, "normal: std must be >= 0, got ", std::to_string(std));
   Tensor z = randn(shape, dtype, gen);
   return add(mul(z, scalar_tensor(std, dtype)), scalar_tensor(mean, dtype));
 }
 Tensor dropout_mask(const Shape& shape, double p, DType dtype, Generator* gen) {
-  if (!(p >= 0.0 && p <= 1.0)) throw ValueError("dropout: p must lie in [0, 1], got " + std::to_string(p));
+  SAMPAN_CHECK(p >= 0.0 && p <= 1.0, ValueError, "dropout: p must lie in [0, 1], got ", std::to_string(p));
   if (p == 1.0) return zeros(shape, dtype);
   // Keep with probability 1 - p and scale by 1 / (1 - p) so the expectation is unchanged.
   Tensor keep = bernoulli(full(shape, 1.0 - p, dtype), gen);

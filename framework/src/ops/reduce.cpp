@@ -27,7 +27,7 @@ std::vector<bool> reduced_mask(const std::vector<int64_t>& axes, int64_t ndim) {
   for (auto a : axes) {
     int64_t d = normalize_axis(a, ndim);
     if (ndim == 0) continue;
-    if (m[d]) throw ValueError("axis " + std::to_string(a) + " appears twice in a reduction");
+    if (m[d]) SAMPAN_THROW(ValueError, "axis ", a, " appears twice in a reduction");
     m[d] = true;
   }
   return m;
@@ -44,8 +44,7 @@ Shape reduced_shape(const Shape& s, const std::vector<bool>& m, bool keepdim) {
 
 // Throws TypeError naming the argument, its dtype and what was expected, unless `ok`.
 void require_dtype(bool ok, const char* arg, DType got, const char* expected) {
-  if (!ok)
-    throw TypeError(std::string("argument '") + arg + "' has dtype " + dtype_name(got) + ", expected " + expected);
+  SAMPAN_CHECK(ok, TypeError, "argument '", arg, "' has dtype ", dtype_name(got), ", expected ", expected);
 }
 
 // Number of input elements folded into each output element.
@@ -143,8 +142,8 @@ TensorSpec extreme_spec(const char* name, const TensorSpec& x, const std::vector
   auto m = reduced_mask(axes, x.dim());
   Shape out = reduced_shape(x.shape, m, keepdim);
   if (reduced_count(x.shape, m) == 0 && shape_numel(out) > 0)
-    throw ValueError(std::string(name) + " of an empty selection of a tensor of shape " + shape_str(x.shape) +
-                     ": a maximum or minimum needs at least one element");
+    SAMPAN_THROW(ValueError, name, " of an empty selection of a tensor of shape ", shape_str(x.shape),
+                 ": a maximum or minimum needs at least one element");
   return TensorSpec{out, x.dtype, x.device};
 }
 
@@ -173,9 +172,8 @@ Grads extreme_vjp(const VjpContext& c) {
 
 // argmax / argmin along one axis, or over the flattened tensor when `axis` is empty.
 TensorSpec arg_extreme_spec(const char* name, const TensorSpec& x, const std::vector<int64_t>& axis, bool keepdim) {
-  if (axis.size() > 1)
-    throw ValueError(std::string(name) + " takes one axis (or none, for the flattened tensor), got " +
-                     std::to_string(axis.size()));
+  SAMPAN_CHECK(axis.size() <= 1, ValueError, name, " takes one axis (or none, for the flattened tensor), got ",
+               axis.size());
   extreme_spec(name, x, axis, keepdim);
   Shape out;
   if (axis.empty()) out = keepdim ? Shape(x.shape.size(), 1) : Shape{};
@@ -281,13 +279,13 @@ Tensor mean(const Tensor& x, const std::vector<int64_t>& axes, bool keepdim) {
 Tensor sum_to(const Tensor& x, const Shape& shape) {
   if (x.shape() == shape) return x;
   const int64_t lead = x.dim() - static_cast<int64_t>(shape.size());
-  if (lead < 0) throw ValueError("sum_to: cannot reduce shape " + shape_str(x.shape()) + " to " + shape_str(shape));
+  SAMPAN_CHECK(lead >= 0, ValueError, "sum_to: cannot reduce shape ", shape_str(x.shape()), " to ", shape_str(shape));
   std::vector<int64_t> axes;
   for (int64_t d = 0; d < x.dim(); ++d) {
     if (d < lead) axes.push_back(d);
     else if (shape[d - lead] == 1 && x.shape()[d] != 1) axes.push_back(d);
     else if (shape[d - lead] != x.shape()[d])
-      throw ValueError("sum_to: shape " + shape_str(x.shape()) + " is not a broadcast of " + shape_str(shape));
+      SAMPAN_THROW(ValueError, "sum_to: shape ", shape_str(x.shape()), " is not a broadcast of ", shape_str(shape));
   }
   if (axes.empty()) return reshape(x, shape);
   return reshape(sum(x, axes, true), shape);
@@ -496,8 +494,7 @@ SAMPAN_OP(core, logsumexp)
 namespace {
 
 void check_norm_ord(double ord) {
-  if (!(ord == 1 || ord == 2 || std::isinf(ord)))
-    throw ValueError("norm: ord must be 1, 2, inf or -inf, got " + std::to_string(ord));
+  SAMPAN_CHECK(ord == 1 || ord == 2 || std::isinf(ord), ValueError, "norm: ord must be 1, 2, inf or -inf, got ", std::to_string(ord));
 }
 
 // max / min of |x|, for the inf norms.
@@ -569,7 +566,7 @@ SAMPAN_OP(core, norm)
       if (std::isinf(ord)) {
         auto m = reduced_mask(axes, x.dim());
         if (reduced_count(x.shape, m) == 0 && shape_numel(s.shape) > 0)
-          throw ValueError("norm with ord inf of an empty selection of a tensor of shape " + shape_str(x.shape));
+          SAMPAN_THROW(ValueError, "norm with ord inf of an empty selection of a tensor of shape ", shape_str(x.shape));
       }
       return s;
     })

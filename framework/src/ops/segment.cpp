@@ -30,14 +30,12 @@ namespace {
 TensorSpec segment_spec(const char* op, const TensorSpec& data, const TensorSpec& ids, int64_t num_segments,
                         DType dtype) {
   if (!is_integral(ids.dtype))
-    throw TypeError(std::string(op) + ": segment_ids must be an int32 or int64 tensor, got " + dtype_name(ids.dtype));
-  if (ids.dim() != 1) throw ValueError(std::string(op) + ": segment_ids must be 1-D, got shape " + shape_str(ids.shape));
-  if (data.dim() < 1) throw ValueError(std::string(op) + ": data must have at least one dimension (the rows), got a 0-d tensor");
-  if (data.shape[0] != ids.shape[0])
-    throw ValueError(std::string(op) + ": data has " + std::to_string(data.shape[0]) + " rows but segment_ids has " +
-                     std::to_string(ids.shape[0]) + " entries");
-  if (num_segments < -1)
-    throw ValueError(std::string(op) + ": num_segments must be >= 0 (or -1 to infer it), got " + std::to_string(num_segments));
+    SAMPAN_THROW(TypeError, op, ": segment_ids must be an int32 or int64 tensor, got ", dtype_name(ids.dtype));
+  SAMPAN_CHECK(ids.dim() == 1, ValueError, op, ": segment_ids must be 1-D, got shape ", shape_str(ids.shape));
+  SAMPAN_CHECK(data.dim() >= 1, ValueError, op, ": data must have at least one dimension (the rows), got a 0-d tensor");
+  SAMPAN_CHECK(data.shape[0] == ids.shape[0], ValueError, op, ": data has ", data.shape[0], " rows but segment_ids has ",
+               ids.shape[0], " entries");
+  SAMPAN_CHECK(num_segments >= -1, ValueError, op, ": num_segments must be >= 0 (or -1 to infer it), got ", num_segments);
   Shape s = data.shape;
   s[0] = num_segments;  // -1: known only from the data
   return TensorSpec{s, dtype, data.device};
@@ -51,8 +49,8 @@ void check_segment_ids(const char* op, const std::vector<int64_t>& r, int64_t& n
   }
   for (size_t k = 0; k < r.size(); ++k)
     if (r[k] < 0 || r[k] >= num_segments)
-      throw IndexError(std::string(op) + ": segment id " + std::to_string(r[k]) + " (row " + std::to_string(k) +
-                       ") is out of range for num_segments " + std::to_string(num_segments));
+      SAMPAN_THROW(IndexError, op, ": segment id ", r[k], " (row ", k,
+                   ") is out of range for num_segments ", num_segments);
 }
 
 // The ids (a CPU tensor) as int64, validated; resolves num_segments = -1 to max(id) + 1.
@@ -156,14 +154,14 @@ void extreme_kernel_cuda(const char* op, const Tensor& data, const Tensor& ids, 
 TensorSpec gather_add_scatter_spec(const TensorSpec& x, const TensorSpec& gather, const TensorSpec& scatter,
                                    int64_t num_segments, const std::optional<TensorSpec>& edge) {
   const char* op = "gather_add_scatter";
-  if (x.dim() < 1) throw ValueError(std::string(op) + ": x must have at least one dimension (the rows), got a 0-d tensor");
+  SAMPAN_CHECK(x.dim() >= 1, ValueError, op, ": x must have at least one dimension (the rows), got a 0-d tensor");
   if (!is_integral(gather.dtype))
-    throw TypeError(std::string(op) + ": gather_index must be an int32 or int64 tensor, got " + dtype_name(gather.dtype));
-  if (gather.dim() != 1) throw ValueError(std::string(op) + ": gather_index must be 1-D, got shape " + shape_str(gather.shape));
+    SAMPAN_THROW(TypeError, op, ": gather_index must be an int32 or int64 tensor, got ", dtype_name(gather.dtype));
+  SAMPAN_CHECK(gather.dim() == 1, ValueError, op, ": gather_index must be 1-D, got shape ", shape_str(gather.shape));
   if (scatter.dim() == 1 && scatter.shape[0] != gather.shape[0])
-    throw ValueError(std::string(op) + ": gather_index has " + std::to_string(gather.shape[0]) +
-                     " entries but scatter_index has " + std::to_string(scatter.shape[0]) +
-                     " (one source and one destination per message)");
+    SAMPAN_THROW(ValueError, op, ": gather_index has ", gather.shape[0],
+                 " entries but scatter_index has ", scatter.shape[0],
+                 " (one source and one destination per message)");
   TensorSpec rows{Shape{gather.shape[0]}, x.dtype, x.device};  // one message per gather entry
   TensorSpec s = segment_spec(op, rows, scatter, num_segments, x.dtype);
   Shape out = x.shape;
@@ -171,11 +169,9 @@ TensorSpec gather_add_scatter_spec(const TensorSpec& x, const TensorSpec& gather
   if (edge) {
     Shape want = x.shape;
     want[0] = gather.shape[0];
-    if (edge->shape != want)
-      throw ValueError(std::string(op) + ": edge must have shape " + shape_str(want) +
-                       " (one row per gather_index entry, x's trailing shape), got " + shape_str(edge->shape));
-    if (edge->dtype != x.dtype)
-      throw TypeError(std::string(op) + ": edge has dtype " + dtype_name(edge->dtype) + " but x has " + dtype_name(x.dtype));
+    SAMPAN_CHECK(edge->shape == want, ValueError, op, ": edge must have shape ", shape_str(want),
+                 " (one row per gather_index entry, x's trailing shape), got ", shape_str(edge->shape));
+    SAMPAN_CHECK(edge->dtype == x.dtype, TypeError, op, ": edge has dtype ", dtype_name(edge->dtype), " but x has ", dtype_name(x.dtype));
   }
   return TensorSpec{out, x.dtype, x.device};
 }
@@ -188,8 +184,8 @@ std::vector<int64_t> read_gather_index(const char* op, const Tensor& index, int6
   std::vector<int64_t> r(p, p + c.numel());
   for (size_t k = 0; k < r.size(); ++k)
     if (r[k] < 0 || r[k] >= rows)
-      throw IndexError(std::string(op) + ": gather_index " + std::to_string(r[k]) + " (at position " + std::to_string(k) +
-                       ") is out of range [0, " + std::to_string(rows) + ") for x with " + std::to_string(rows) + " rows");
+      SAMPAN_THROW(IndexError, op, ": gather_index ", r[k], " (at position ", k,
+                   ") is out of range [0, ", rows, ") for x with ", rows, " rows");
   return r;
 }
 

@@ -24,10 +24,10 @@ Shape infer_reshape(const Shape& from, const Shape& to) {
   int64_t known = 1, unknown = -1;
   for (size_t i = 0; i < r.size(); ++i) {
     if (r[i] == -1) {
-      if (unknown >= 0) throw ValueError("reshape to " + shape_str(to) + ": only one dimension may be -1");
+      SAMPAN_CHECK(unknown < 0, ValueError, "reshape to ", shape_str(to), ": only one dimension may be -1");
       unknown = static_cast<int64_t>(i);
     } else if (r[i] < 0) {
-      throw ValueError("reshape to " + shape_str(to) + ": negative dimension");
+      SAMPAN_THROW(ValueError, "reshape to ", shape_str(to), ": negative dimension");
     } else {
       known *= r[i];
     }
@@ -35,23 +35,22 @@ Shape infer_reshape(const Shape& from, const Shape& to) {
   int64_t n = shape_numel(from);
   if (unknown >= 0) {
     if (known == 0 || n % known != 0)
-      throw ValueError("cannot reshape a tensor of shape " + shape_str(from) + " into " + shape_str(to));
+      SAMPAN_THROW(ValueError, "cannot reshape a tensor of shape ", shape_str(from), " into ", shape_str(to));
     r[unknown] = n / known;
   }
-  if (shape_numel(r) != n)
-    throw ValueError("cannot reshape a tensor of shape " + shape_str(from) + " (" + std::to_string(n) +
-                     " elements) into " + shape_str(to));
+  SAMPAN_CHECK(shape_numel(r) == n, ValueError, "cannot reshape a tensor of shape ", shape_str(from), " (", n,
+               " elements) into ", shape_str(to));
   return r;
 }
 
 std::vector<int64_t> normalize_perm(const std::vector<int64_t>& dims, int64_t ndim) {
   if (static_cast<int64_t>(dims.size()) != ndim)
-    throw ValueError("permute needs " + std::to_string(ndim) + " dimensions, got " + std::to_string(dims.size()));
+    SAMPAN_THROW(ValueError, "permute needs ", ndim, " dimensions, got ", dims.size());
   std::vector<int64_t> p(ndim);
   std::vector<bool> seen(ndim, false);
   for (int64_t i = 0; i < ndim; ++i) {
     p[i] = normalize_axis(dims[i], ndim);
-    if (seen[p[i]]) throw ValueError("permute: dimension " + std::to_string(dims[i]) + " repeated");
+    if (seen[p[i]]) SAMPAN_THROW(ValueError, "permute: dimension ", dims[i], " repeated");
     seen[p[i]] = true;
   }
   return p;
@@ -74,7 +73,7 @@ TensorSpec spec_of(const TensorSpec& x, const Geometry& g) { return TensorSpec{g
 
 Geometry slice_geometry(Geometry g, int64_t axis, int64_t start, int64_t stop, int64_t step) {
   const int64_t d = normalize_axis(axis, static_cast<int64_t>(g.shape.size()));
-  if (g.shape.empty()) throw IndexError("slice of a 0-d tensor: there is no axis to slice");
+  SAMPAN_CHECK(!g.shape.empty(), IndexError, "slice of a 0-d tensor: there is no axis to slice");
   SliceRange r = normalize_slice(g.shape[d], start, stop, step);
   if (r.length > 0) g.offset += r.start * g.strides[d];
   g.shape[d] = r.length;
@@ -83,12 +82,12 @@ Geometry slice_geometry(Geometry g, int64_t axis, int64_t start, int64_t stop, i
 }
 
 Geometry select_geometry(Geometry g, int64_t axis, int64_t index) {
-  if (g.shape.empty()) throw IndexError("select on a 0-d tensor: there is no axis to index");
+  SAMPAN_CHECK(!g.shape.empty(), IndexError, "select on a 0-d tensor: there is no axis to index");
   const int64_t d = normalize_axis(axis, static_cast<int64_t>(g.shape.size()));
   const int64_t n = g.shape[d];
   if (index < -n || index >= n)
-    throw IndexError("index " + std::to_string(index) + " is out of range for axis " + std::to_string(axis) +
-                     " of size " + std::to_string(n));
+    SAMPAN_THROW(IndexError, "index ", index, " is out of range for axis ", axis,
+                 " of size ", n);
   if (index < 0) index += n;
   g.offset += index * g.strides[d];
   g.shape.erase(g.shape.begin() + d);
@@ -98,9 +97,9 @@ Geometry select_geometry(Geometry g, int64_t axis, int64_t index) {
 
 Geometry diagonal_geometry(const Geometry& g, int64_t offset, int64_t axis1, int64_t axis2) {
   const int64_t nd = static_cast<int64_t>(g.shape.size());
-  if (nd < 2) throw ValueError("diagonal needs a tensor of rank >= 2, got rank " + std::to_string(nd));
+  SAMPAN_CHECK(nd >= 2, ValueError, "diagonal needs a tensor of rank >= 2, got rank ", nd);
   const int64_t a = normalize_axis(axis1, nd), b = normalize_axis(axis2, nd);
-  if (a == b) throw ValueError("diagonal: axis1 and axis2 must differ, both are " + std::to_string(a));
+  SAMPAN_CHECK(a != b, ValueError, "diagonal: axis1 and axis2 must differ, both are ", a);
   const int64_t n1 = g.shape[a], n2 = g.shape[b];
   // Offset k > 0 starts at (0, k) above the main diagonal; k < 0 at (-k, 0) below it.
   int64_t len = offset >= 0 ? std::min(n1, n2 - offset) : std::min(n1 + offset, n2);
@@ -131,9 +130,8 @@ std::vector<bool> squeeze_mask(const Shape& shape, const std::vector<int64_t>& a
       continue;
     }
     int64_t d = normalize_axis(a, nd);
-    if (shape[d] != 1)
-      throw ValueError("squeeze: axis " + std::to_string(a) + " has size " + std::to_string(shape[d]) +
-                       ", expected 1 (shape " + shape_str(shape) + ")");
+    SAMPAN_CHECK(shape[d] == 1, ValueError, "squeeze: axis ", a, " has size ", shape[d],
+                 ", expected 1 (shape ", shape_str(shape), ")");
     drop[d] = true;
   }
   return drop;
@@ -151,8 +149,8 @@ Geometry squeeze_geometry(const Geometry& g, const std::vector<int64_t>& axes) {
 Geometry unsqueeze_geometry(Geometry g, int64_t axis) {
   const int64_t nd = static_cast<int64_t>(g.shape.size());
   if (axis < -(nd + 1) || axis > nd)
-    throw IndexError("unsqueeze: axis " + std::to_string(axis) + " is out of range for a tensor of rank " +
-                     std::to_string(nd) + " (expected " + std::to_string(-(nd + 1)) + ".." + std::to_string(nd) + ")");
+    SAMPAN_THROW(IndexError, "unsqueeze: axis ", axis, " is out of range for a tensor of rank ",
+                 nd, " (expected ", -(nd + 1), "..", nd, ")");
   if (axis < 0) axis += nd + 1;
   // Any stride works for a size-1 dimension; this one keeps contiguous tensors contiguous.
   int64_t st = axis < nd ? g.strides[axis] * g.shape[axis] : 1;
@@ -167,9 +165,9 @@ template <class GeomFn>
 TensorSpec scatter_spec(const char* name, const TensorSpec& x, const TensorSpec& src, GeomFn geom) {
   Geometry g = geom(geometry_of(x));
   if (broadcast_shapes(src.shape, g.shape) != g.shape)
-    throw ValueError(std::string(name) + ": src of shape " + shape_str(src.shape) +
-                     " does not broadcast to the destination view of shape " + shape_str(g.shape) +
-                     " (x has shape " + shape_str(x.shape) + ")");
+    SAMPAN_THROW(ValueError, name, ": src of shape ", shape_str(src.shape),
+                 " does not broadcast to the destination view of shape ", shape_str(g.shape),
+                 " (x has shape ", shape_str(x.shape), ")");
   return x;
 }
 template <class GeomFn> void scatter_kernel(const Tensor& x, const Tensor& src, Tensor& out, GeomFn geom) {
@@ -180,9 +178,9 @@ template <class GeomFn> void scatter_kernel(const Tensor& x, const Tensor& src, 
 }  // namespace
 
 SliceRange normalize_slice(int64_t size, int64_t start, int64_t stop, int64_t step) {
-  if (step == 0) throw ValueError("slice step must not be zero");
+  SAMPAN_CHECK(step != 0, ValueError, "slice step must not be zero");
   if (step == std::numeric_limits<int64_t>::min())
-    throw ValueError("slice step " + std::to_string(step) + " is out of range");
+    SAMPAN_THROW(ValueError, "slice step ", step, " is out of range");
   // Python's slice.indices(): negative positions count from the end, then clamp to the valid
   // range, which for a negative step is [-1, size-1] ("-1" meaning before the first element).
   auto clamp = [size](int64_t i, int64_t lo, int64_t hi) {
@@ -226,7 +224,7 @@ SAMPAN_OP(core, broadcast_to)
     .view(0)
     .shape([](const TensorSpec& x, const std::vector<int64_t>& shape) {
       if (broadcast_shapes(x.shape, shape) != Shape(shape))
-        throw ValueError("cannot broadcast shape " + shape_str(x.shape) + " to " + shape_str(shape));
+        SAMPAN_THROW(ValueError, "cannot broadcast shape ", shape_str(x.shape), " to ", shape_str(shape));
       return TensorSpec{shape, x.dtype, x.device};
     })
     .cpu([](const Tensor& x, const std::vector<int64_t>& shape, Tensor& out) {
@@ -431,12 +429,12 @@ Tensor slice(const Tensor& x, int64_t axis, int64_t start, int64_t stop, int64_t
 Tensor narrow(const Tensor& x, int64_t axis, int64_t start, int64_t length) {
   const int64_t n = x.size(axis);
   if (start < -n || start > n)
-    throw IndexError("narrow: start " + std::to_string(start) + " is out of range for axis " +
-                     std::to_string(axis) + " of size " + std::to_string(n));
+    SAMPAN_THROW(IndexError, "narrow: start ", start, " is out of range for axis ",
+                 axis, " of size ", n);
   if (start < 0) start += n;
   if (length < 0 || start + length > n)
-    throw IndexError("narrow: length " + std::to_string(length) + " from start " + std::to_string(start) +
-                     " does not fit axis " + std::to_string(axis) + " of size " + std::to_string(n));
+    SAMPAN_THROW(IndexError, "narrow: length ", length, " from start ", start,
+                 " does not fit axis ", axis, " of size ", n);
   return slice(x, axis, start, start + length, 1);
 }
 Tensor select(const Tensor& x, int64_t axis, int64_t index) {
@@ -458,8 +456,7 @@ Tensor diagonal(const Tensor& x, int64_t offset, int64_t axis1, int64_t axis2) {
 Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
   if (x.dim() == 0) return reshape(x, {1});
   const int64_t a = normalize_axis(start_dim, x.dim()), b = normalize_axis(end_dim, x.dim());
-  if (a > b)
-    throw ValueError("flatten: start_dim " + std::to_string(start_dim) + " comes after end_dim " + std::to_string(end_dim));
+  SAMPAN_CHECK(a <= b, ValueError, "flatten: start_dim ", start_dim, " comes after end_dim ", end_dim);
   Shape s(x.shape().begin(), x.shape().begin() + a);
   int64_t n = 1;
   for (int64_t d = a; d <= b; ++d) n *= x.shape()[d];

@@ -16,8 +16,8 @@ namespace {
 
 TensorSpec softmax_spec(const TensorSpec& x, int64_t axis) {
   if (is_complex(x.dtype) || x.dtype == DType::Float16 || x.dtype == DType::BFloat16)
-    throw TypeError(std::string("argument 'x' has dtype ") + dtype_name(x.dtype) +
-                    ", expected bool, int32, int64, float32 or float64");
+    SAMPAN_THROW(TypeError, "argument 'x' has dtype ", dtype_name(x.dtype),
+                 ", expected bool, int32, int64, float32 or float64");
   normalize_axis(axis, x.dim());
   return TensorSpec{x.shape, to_floating(x.dtype), x.device};
 }

@@ -36,7 +36,7 @@ Lines lines_of(const Shape& s, int64_t d) {
 }
 
 int64_t sort_axis(const char* op, int64_t axis, int64_t ndim) {
-  if (ndim == 0) throw IndexError(std::string(op) + ": a 0-d tensor has no axis to sort along");
+  SAMPAN_CHECK(ndim != 0, IndexError, op, ": a 0-d tensor has no axis to sort along");
   return normalize_axis(axis, ndim);
 }
 
@@ -122,8 +122,8 @@ SAMPAN_OP(core, topk)
     .shape([](const TensorSpec& x, int64_t k, int64_t axis, bool) {
       const int64_t d = sort_axis("topk", axis, x.dim());
       if (k < 0 || k > x.shape[d])
-        throw ValueError("topk: k = " + std::to_string(k) + " is out of range for axis " + std::to_string(axis) +
-                         " of size " + std::to_string(x.shape[d]));
+        SAMPAN_THROW(ValueError, "topk: k = ", k, " is out of range for axis ", axis,
+                     " of size ", x.shape[d]);
       Shape s = x.shape;
       s[d] = k;
       return std::vector<TensorSpec>{TensorSpec{s, x.dtype, x.device}, TensorSpec{s, DType::Int64, x.device}};

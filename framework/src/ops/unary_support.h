@@ -71,9 +71,8 @@ inline TensorSpec real_numeric_unary_spec(const TensorSpec& x) {
 /// In-place floating functions: the result must fit x's own dtype.
 inline TensorSpec inplace_floating_unary_spec(const TensorSpec& x) {
   DType d = to_floating(x.dtype);
-  if (d != x.dtype)
-    throw TypeError(std::string("in-place result of dtype ") + dtype_name(d) + " cannot be stored in the " +
-                    dtype_name(x.dtype) + " tensor 'x'; use the out-of-place op");
+  SAMPAN_CHECK(d == x.dtype, TypeError, "in-place result of dtype ", dtype_name(d), " cannot be stored in the ",
+               dtype_name(x.dtype), " tensor 'x'; use the out-of-place op");
   return x;
 }
 
