@@ -18,7 +18,7 @@ int64_t NpyArray::numel() const {
 namespace {
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw IOError("npy file " + path + ": " + what);
+  SAMPAN_THROW(IOError, "npy file ", path, ": ", what);
 }
 
 // The value of `key` in the header dict text, as the raw text up to the next top-level comma.
@@ -147,16 +147,16 @@ void write_npy(const std::string& path, const std::vector<int64_t>& shape, const
   const std::string temporary = path + ".tmp";
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw IOError("cannot write " + temporary);
+    SAMPAN_CHECK(out, IOError, "cannot write ", temporary);
     out.write("\x93NUMPY\x01\x00", 8);
     const uint16_t len = static_cast<uint16_t>(header.size());
     const char len_bytes[2] = {static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};
     out.write(len_bytes, 2);
     out.write(header.data(), static_cast<std::streamsize>(header.size()));
     out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size() * sizeof(double)));
-    if (!out) throw IOError("write failed: " + temporary);
+    SAMPAN_CHECK(out, IOError, "write failed: ", temporary);
   }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) throw IOError("cannot rename " + temporary + " to " + path);
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) SAMPAN_THROW(IOError, "cannot rename ", temporary, " to ", path);
 }
 
 }  // namespace sampan::deepmd::detail

@@ -31,7 +31,7 @@ struct FrameArray {
 
 std::vector<std::string> read_words(const fs::path& file) {
   std::ifstream in(file);
-  if (!in) throw IOError("cannot open " + file.string());
+  SAMPAN_CHECK(in, IOError, "cannot open ", file.string());
   std::vector<std::string> words;
   std::string word;
   while (in >> word) words.push_back(word);
@@ -45,11 +45,11 @@ std::vector<int> read_types(const fs::path& file) {
     char* end = nullptr;
     long value = std::strtol(word.c_str(), &end, 10);
     if (end == word.c_str() || *end != '\0' || value < 0)
-      throw IOError(file.string() + ": atom " + std::to_string(index) + ": expected a non-negative integer type, got '" + word + "'");
+      SAMPAN_THROW(IOError, file.string(), ": atom ", index, ": expected a non-negative integer type, got '", word, "'");
     types.push_back(static_cast<int>(value));
     ++index;
   }
-  if (types.empty()) throw IOError(file.string() + ": no atom types (empty file)");
+  SAMPAN_CHECK(!types.empty(), IOError, file.string(), ": no atom types (empty file)");
   return types;
 }
 
@@ -58,20 +58,19 @@ std::vector<int> read_types(const fs::path& file) {
 FrameArray frames_from_npy(const fs::path& file, int64_t per_frame, const std::string& what) {
   detail::NpyArray array = detail::read_npy(file.string());
   FrameArray out;
-  if (array.shape.empty()) throw ValueError(file.string() + ": expected " + what + " per frame, got a 0-d array");
+  SAMPAN_CHECK(!array.shape.empty(), ValueError, file.string(), ": expected ", what, " per frame, got a 0-d array");
   int64_t trailing = 1;
   for (size_t i = 1; i < array.shape.size(); ++i) trailing *= array.shape[i];
   if (array.shape.size() == 1 && per_frame != 1) {
-    if (array.shape[0] != per_frame)
-      throw ValueError(file.string() + ": 1-d array of " + std::to_string(array.shape[0]) + " values; expected " + what +
-                       " = " + std::to_string(per_frame) + " values per frame");
+    SAMPAN_CHECK(array.shape[0] == per_frame, ValueError, file.string(), ": 1-d array of ", array.shape[0], " values; expected ", what,
+                 " = ", per_frame, " values per frame");
     out.frames = 1;
   } else {
     if (trailing != per_frame) {
       std::string shape = "(";
       for (size_t i = 0; i < array.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(array.shape[i]);
-      throw ValueError(file.string() + ": shape " + shape + ") has " + std::to_string(trailing) + " values per frame; expected " +
-                       what + " = " + std::to_string(per_frame));
+      SAMPAN_THROW(ValueError, file.string(), ": shape ", shape, ") has ", trailing, " values per frame; expected ",
+                   what, " = ", per_frame);
     }
     out.frames = array.shape[0];
   }
@@ -82,7 +81,7 @@ FrameArray frames_from_npy(const fs::path& file, int64_t per_frame, const std::s
 // A .raw text file: one frame per line with `per_frame` numbers.
 FrameArray frames_from_raw(const fs::path& file, int64_t per_frame, const std::string& what) {
   std::ifstream in(file);
-  if (!in) throw IOError("cannot open " + file.string());
+  SAMPAN_CHECK(in, IOError, "cannot open ", file.string());
   FrameArray out;
   std::string line;
   int64_t line_number = 0;
@@ -96,14 +95,13 @@ FrameArray frames_from_raw(const fs::path& file, int64_t per_frame, const std::s
       char* end = nullptr;
       double value = std::strtod(word.c_str(), &end);
       if (end == word.c_str() || *end != '\0')
-        throw ValueError(file.string() + ": line " + std::to_string(line_number) + " (frame " + std::to_string(out.frames) +
-                         "): value " + std::to_string(count) + " is not a number: '" + word + "'");
+        SAMPAN_THROW(ValueError, file.string(), ": line ", line_number, " (frame ", out.frames,
+                     "): value ", count, " is not a number: '", word, "'");
       out.values.push_back(value);
       ++count;
     }
-    if (count != per_frame)
-      throw ValueError(file.string() + ": line " + std::to_string(line_number) + " (frame " + std::to_string(out.frames) +
-                       "): expected " + what + " = " + std::to_string(per_frame) + " values, got " + std::to_string(count));
+    SAMPAN_CHECK(count == per_frame, ValueError, file.string(), ": line ", line_number, " (frame ", out.frames,
+                 "): expected ", what, " = ", per_frame, " values, got ", count);
     ++out.frames;
   }
   return out;
@@ -112,9 +110,9 @@ FrameArray frames_from_raw(const fs::path& file, int64_t per_frame, const std::s
 void check_finite(const FrameArray& array, int64_t per_frame, const fs::path& file, int64_t first_frame) {
   for (size_t i = 0; i < array.values.size(); ++i) {
     if (!std::isfinite(array.values[i]))
-      throw ValueError(file.string() + ": frame " + std::to_string(static_cast<int64_t>(i) / per_frame) + " (system frame " +
-                       std::to_string(first_frame + static_cast<int64_t>(i) / per_frame) + "), value " +
-                       std::to_string(static_cast<int64_t>(i) % per_frame) + " is not finite");
+      SAMPAN_THROW(ValueError, file.string(), ": frame ", static_cast<int64_t>(i) / per_frame, " (system frame ",
+                   first_frame + static_cast<int64_t>(i) / per_frame, "), value ",
+                   static_cast<int64_t>(i) % per_frame, " is not finite");
   }
 }
 
@@ -130,9 +128,8 @@ void check_box(const std::vector<double>& box, int64_t nframes, const fs::path& 
   for (int64_t f = 0; f < nframes; ++f) {
     const double* h = box.data() + 9 * f;
     const double det = h[0] * (h[4] * h[8] - h[5] * h[7]) - h[1] * (h[3] * h[8] - h[5] * h[6]) + h[2] * (h[3] * h[7] - h[4] * h[6]);
-    if (!(std::fabs(det) > 1e-12))
-      throw ValueError(source.string() + ": frame " + std::to_string(f) + ": box is singular (volume " + std::to_string(det) +
-                       " Å^3); a periodic system needs three independent cell vectors (or add a 'nopbc' file)");
+    SAMPAN_CHECK(std::fabs(det) > 1e-12, ValueError, source.string(), ": frame ", f, ": box is singular (volume ", std::to_string(det),
+                 " Å^3); a periodic system needs three independent cell vectors (or add a 'nopbc' file)");
   }
 }
 
@@ -140,10 +137,10 @@ void check_box(const std::vector<double>& box, int64_t nframes, const fs::path& 
 
 System load_system(const std::string& path) {
   const fs::path root(path);
-  if (!fs::is_directory(root)) throw IOError("DeePMD system " + path + ": not a directory");
+  if (!fs::is_directory(root)) SAMPAN_THROW(IOError, "DeePMD system ", path, ": not a directory");
   System system;
   system.path = path;
-  if (!fs::exists(root / "type.raw")) throw IOError("DeePMD system " + path + ": missing type.raw");
+  if (!fs::exists(root / "type.raw")) SAMPAN_THROW(IOError, "DeePMD system ", path, ": missing type.raw");
   system.atom_types = read_types(root / "type.raw");
   if (fs::exists(root / "type_map.raw")) system.type_map = read_words(root / "type_map.raw");
   system.periodic = !fs::exists(root / "nopbc");
@@ -151,9 +148,9 @@ System load_system(const std::string& path) {
   if (!system.type_map.empty()) {
     for (int64_t i = 0; i < natoms; ++i) {
       if (system.atom_types[static_cast<size_t>(i)] >= static_cast<int>(system.type_map.size()))
-        throw ValueError((root / "type.raw").string() + ": atom " + std::to_string(i) + " has type " +
-                         std::to_string(system.atom_types[static_cast<size_t>(i)]) + " but type_map.raw names only " +
-                         std::to_string(system.type_map.size()) + " types");
+        SAMPAN_THROW(ValueError, (root / "type.raw").string(), ": atom ", i, " has type ",
+                     system.atom_types[static_cast<size_t>(i)], " but type_map.raw names only ",
+                     system.type_map.size(), " types");
     }
   }
   const std::string atoms3 = std::to_string(natoms) + " atoms x 3";
@@ -175,7 +172,7 @@ System load_system(const std::string& path) {
   for (size_t s = 0; s < sets.size(); ++s) {
     const fs::path& folder = sets[s];
     const fs::path coord_file = folder / (npy_format ? "coord.npy" : "coord.raw");
-    if (!fs::exists(coord_file)) throw IOError("DeePMD system " + path + ": missing " + coord_file.string());
+    if (!fs::exists(coord_file)) SAMPAN_THROW(IOError, "DeePMD system ", path, ": missing ", coord_file.string());
     int64_t set_frames = -1;
     for (const FieldSpec& field : fields) {
       if (field.member == &System::box && !system.periodic) continue;
@@ -183,27 +180,26 @@ System load_system(const std::string& path) {
       const bool present = fs::exists(file);
       std::vector<double>& target = system.*(field.member);
       if (!present) {
-        if (field.required) throw IOError("DeePMD system " + path + ": missing " + file.string() + " (required" +
-                                          (field.member == &System::box ? " for a periodic system; add a 'nopbc' file otherwise)" : ")"));
-        if (!target.empty())
-          throw IOError("DeePMD system " + path + ": " + file.string() + " is missing but earlier sets have " + field.name);
+        SAMPAN_CHECK(!field.required, IOError, "DeePMD system ", path, ": missing ", file.string(), " (required",
+                     (field.member == &System::box ? " for a periodic system; add a 'nopbc' file otherwise)" : ")"));
+        SAMPAN_CHECK(target.empty(), IOError, "DeePMD system ", path, ": ", file.string(), " is missing but earlier sets have ", field.name);
         continue;
       }
       if (s > 0 && target.empty())
-        throw IOError("DeePMD system " + path + ": " + file.string() + " exists but earlier sets have no " + field.name);
+        SAMPAN_THROW(IOError, "DeePMD system ", path, ": ", file.string(), " exists but earlier sets have no ", field.name);
       FrameArray array = npy_format ? frames_from_npy(file, field.per_frame, field.what) : frames_from_raw(file, field.per_frame, field.what);
       if (set_frames < 0) {
         set_frames = array.frames;
       } else if (array.frames != set_frames) {
-        throw ValueError(file.string() + ": " + std::to_string(array.frames) + " frames, but " + coord_file.filename().string() +
-                         " in the same set has " + std::to_string(set_frames));
+        SAMPAN_THROW(ValueError, file.string(), ": ", array.frames, " frames, but ", coord_file.filename().string(),
+                     " in the same set has ", set_frames);
       }
       check_finite(array, field.per_frame, file, system.nframes);
       target.insert(target.end(), array.values.begin(), array.values.end());
     }
     system.nframes += set_frames;
   }
-  if (system.nframes == 0) throw ValueError("DeePMD system " + path + ": no frames");
+  SAMPAN_CHECK(system.nframes != 0, ValueError, "DeePMD system ", path, ": no frames");
   if (system.periodic) check_box(system.box, system.nframes, root);
   return system;
 }

@@ -69,8 +69,8 @@ Inputs prepare(const Tensor& pos, const Tensor& types, const Tensor& pairs, cons
   int64_t bad = k::lj_first_bad_pair(in.pairs.data<int64_t>(), in.npairs, in.natoms);
   if (bad >= 0) {
     const int64_t* ij = in.pairs.data<int64_t>() + 2 * bad;
-    throw IndexError(detail::concat("argument 'pairs' row ", bad, " is (", ij[0], ", ", ij[1],
-                                    "): atom indices must lie in [0, ", in.natoms, ")"));
+    SAMPAN_THROW(IndexError, "argument 'pairs' row ", bad, " is (", ij[0], ", ", ij[1],
+                 "): atom indices must lie in [0, ", in.natoms, ")");
   }
   bad = k::lj_first_bad_type(in.types.data<int64_t>(), in.natoms, in.table.ntypes);
   SAMPAN_CHECK(bad < 0, ValueError, "argument 'types': atom ", bad, " has type ",

@@ -22,7 +22,7 @@ struct YamlReader {
   std::string file;
 
   [[noreturn]] void fail(const std::string& where, const std::string& what) const {
-    throw ValueError("DeePMD model " + file + ": " + where + ": " + what);
+    SAMPAN_THROW(ValueError, "DeePMD model ", file, ": ", where, ": ", what);
   }
   YAML::Node child(const YAML::Node& node, const std::string& key, const std::string& where) const {
     if (!node.IsMap()) fail(where, "expected a mapping");
@@ -161,9 +161,9 @@ DeepPot DeepPot::from_deepmd_yaml(const std::string& path) {
   try {
     root = YAML::LoadFile(path);
   } catch (const YAML::BadFile&) {
-    throw IOError("DeePMD model " + path + ": cannot open");
+    SAMPAN_THROW(IOError, "DeePMD model ", path, ": cannot open");
   } catch (const YAML::Exception& e) {
-    throw ValueError("DeePMD model " + path + ": not valid YAML: " + e.what());
+    SAMPAN_THROW(ValueError, "DeePMD model ", path, ": not valid YAML: ", e.what());
   }
   YAML::Node model = y.child(root, "model", "");
   const std::string mtype = model["type"] ? model["type"].as<std::string>() : "standard";
