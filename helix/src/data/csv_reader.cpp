@@ -147,7 +147,7 @@ std::string read_text_file(const std::string& path) {
       int code = 0;
       std::string message = gzerror(file, &code);
       gzclose(file);
-      throw IOError(detail::concat(path, ": cannot read the file: ", message));
+      SAMPAN_THROW(IOError, path, ": cannot read the file: ", message);
     }
     if (got == 0) break;
     text.append(buffer, got);

@@ -99,8 +99,8 @@ std::vector<std::string> featurizer_names() { return {"ogb", "pretrain_gnns"}; }
 FeaturizerKind featurizer_kind(const std::string& name) {
   if (name == "ogb") return FeaturizerKind::ogb;
   if (name == "pretrain_gnns") return FeaturizerKind::pretrain_gnns;
-  throw ValueError(detail::concat("helix: unknown featurizer '", name,
-                                  "'; expected 'ogb' or 'pretrain_gnns'"));
+  SAMPAN_THROW(ValueError, "helix: unknown featurizer '", name,
+               "'; expected 'ogb' or 'pretrain_gnns'");
 }
 
 void molecule_graph(const RDKit::ROMol& mol, FeaturizerKind kind, MoleculeGraph& out) {
