@@ -12,7 +12,7 @@ std::vector<Tensor> tensor_list(const py::sequence& seq, const std::string& what
   std::vector<Tensor> r;
   for (auto e : seq) {
     if (!py::isinstance<Tensor>(e))
-      throw TypeError(what + " must hold Tensors, got " + std::string(Py_TYPE(e.ptr())->tp_name));
+      SAMPAN_THROW(TypeError, what, " must hold Tensors, got ", Py_TYPE(e.ptr())->tp_name);
     r.push_back(e.cast<Tensor>());
   }
   return r;

@@ -50,9 +50,8 @@ ScalarValue read_scalar(py::handle obj) {
   if (PyLong_Check(p)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(p, &overflow);
-    if (overflow)
-      throw ValueError("the Python integer " + py::str(obj).cast<std::string>() +
-                       " does not fit in int64");
+    SAMPAN_CHECK(!overflow, ValueError, "the Python integer ", py::str(obj).cast<std::string>(),
+                 " does not fit in int64");
     return {ScalarKind::Int, v, {static_cast<double>(v), 0.0}};
   }
   if (PyFloat_Check(p)) {
@@ -70,7 +69,7 @@ ScalarValue read_scalar(py::handle obj) {
         PyComplex_Check(item.ptr()))
       return read_scalar(item);
   }
-  throw TypeError("expected a number (bool, int, float or complex), got " + type_name(obj));
+  SAMPAN_THROW(TypeError, "expected a number (bool, int, float or complex), got ", type_name(obj));
 }
 
 DType scalar_dtype(ScalarKind kind, const Tensor& like) {
@@ -120,8 +119,8 @@ bool is_sequence(py::handle obj) {
 }
 
 [[noreturn]] void wrong_kind(const OpSchema& op, size_t i, py::handle got, const std::string& extra = "") {
-  throw TypeError("op '" + op.name + "': argument '" + op.arg_names[i] + "' expects " +
-                  arg_kind_name(op.arg_kinds[i]) + ", got " + type_name(got) + extra);
+  SAMPAN_THROW(TypeError, "op '", op.name, "': argument '", op.arg_names[i], "' expects ",
+               arg_kind_name(op.arg_kinds[i]), ", got ", type_name(got), extra);
 }
 
 int64_t read_int(const OpSchema& op, size_t i, py::handle obj) {
@@ -132,9 +131,8 @@ int64_t read_int(const OpSchema& op, size_t i, py::handle obj) {
   if (!index) throw py::error_already_set();
   int overflow = 0;
   long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
-  if (overflow)
-    throw ValueError("op '" + op.name + "': argument '" + op.arg_names[i] + "': integer " +
-                     py::str(obj).cast<std::string>() + " does not fit in int64");
+  SAMPAN_CHECK(!overflow, ValueError, "op '", op.name, "': argument '", op.arg_names[i], "': integer ",
+               py::str(obj).cast<std::string>(), " does not fit in int64");
   return v;
 }
 
@@ -181,19 +179,18 @@ Tensor scalar_to_tensor(py::handle obj, const Tensor& like) {
 
 Tensor to_tensor(py::handle obj, const Tensor& like, const std::string& what) {
   if (py::isinstance<Tensor>(obj)) return obj.cast<Tensor>();
-  if (obj.is_none()) throw TypeError(what + " expects a Tensor, got None");
+  SAMPAN_CHECK(!obj.is_none(), TypeError, what, " expects a Tensor, got None");
   if (is_python_scalar(obj)) return scalar_to_tensor(obj, like);
   if (!g_tensor_factory || !*g_tensor_factory)
-    throw TypeError(what + " expects a Tensor, got " + type_name(obj));
+    SAMPAN_THROW(TypeError, what, " expects a Tensor, got ", type_name(obj));
   py::object t = (*g_tensor_factory)(obj);
   return t.cast<Tensor>();
 }
 
 Values to_values(const OpSchema& op, const py::args& args, const py::kwargs* kwargs) {
   const size_t n = op.arg_kinds.size();
-  if (args.size() > n)
-    throw TypeError("op '" + op.name + "' takes " + std::to_string(n) + " arguments (" +
-                    op.signature() + "), got " + std::to_string(args.size()));
+  SAMPAN_CHECK(args.size() <= n, TypeError, "op '", op.name, "' takes ", n, " arguments (",
+               op.signature(), "), got ", args.size());
   std::vector<py::handle> slot(n);
   for (size_t i = 0; i < args.size(); ++i) slot[i] = args[i];
   if (kwargs) {
@@ -201,10 +198,9 @@ Values to_values(const OpSchema& op, const py::args& args, const py::kwargs* kwa
       std::string key = item.first.cast<std::string>();
       size_t i = 0;
       while (i < n && op.arg_names[i] != key) ++i;
-      if (i == n)
-        throw TypeError("op '" + op.name + "' has no argument '" + key + "' (" + op.signature() + ")");
+      SAMPAN_CHECK(i != n, TypeError, "op '", op.name, "' has no argument '", key, "' (", op.signature(), ")");
       if (slot[i])
-        throw TypeError("op '" + op.name + "': argument '" + key + "' given twice");
+        SAMPAN_THROW(TypeError, "op '", op.name, "': argument '", key, "' given twice");
       slot[i] = item.second;
     }
   }
@@ -231,8 +227,8 @@ Values to_values(const OpSchema& op, const py::args& args, const py::kwargs* kwa
         continue;
       }
       if (kind == ArgKind::OptionalTensor) continue;  // monostate: absent (by keyword calls)
-      throw TypeError("op '" + op.name + "': missing argument '" + op.arg_names[i] + "' (" +
-                      op.signature() + ")");
+      SAMPAN_THROW(TypeError, "op '", op.name, "': missing argument '", op.arg_names[i], "' (",
+                   op.signature(), ")");
     }
     const std::string what = "op '" + op.name + "': argument '" + op.arg_names[i] + "'";
     switch (kind) {

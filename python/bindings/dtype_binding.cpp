@@ -34,9 +34,9 @@ DType to_dtype(py::handle obj) {
   try {
     name = py::module_::import("numpy").attr("dtype")(obj).attr("name").cast<std::string>();
   } catch (py::error_already_set&) {
-    throw TypeError(std::string("cannot interpret ") + py::repr(obj).cast<std::string>() +
-                    " as a sampan dtype: expected sampan.float32 ..., a name such as 'float64', "
-                    "or a NumPy dtype");
+    SAMPAN_THROW(TypeError, "cannot interpret ", py::repr(obj).cast<std::string>(),
+                 " as a sampan dtype: expected sampan.float32 ..., a name such as 'float64', "
+                 "or a NumPy dtype");
   }
   return dtype_from_name(name);
 }

@@ -27,13 +27,13 @@ bool isinstance_numpy(py::handle obj, const char* name) {
 }
 
 [[noreturn]] void unsupported(py::handle obj, const std::string& where) {
-  throw TypeError("sampan.save: cannot save " + where + " of type '" + type_name(obj) +
-                  "' (supported: Tensor, NumPy array, int, float, bool, str, None, and list, tuple "
-                  "and dict with str keys of these)");
+  SAMPAN_THROW(TypeError, "sampan.save: cannot save ", where, " of type '", type_name(obj),
+               "' (supported: Tensor, NumPy array, int, float, bool, str, None, and list, tuple "
+               "and dict with str keys of these)");
 }
 
 IoValue to_io_value(py::handle obj, const std::string& where, int depth) {
-  if (depth > 500) throw ValueError("sampan.save: " + where + " is nested too deeply (a reference cycle?)");
+  SAMPAN_CHECK(depth <= 500, ValueError, "sampan.save: ", where, " is nested too deeply (a reference cycle?)");
   PyObject* p = obj.ptr();
   if (obj.is_none()) return IoValue();
   if (PyBool_Check(p)) return IoValue(p == Py_True);
@@ -41,9 +41,8 @@ IoValue to_io_value(py::handle obj, const std::string& where, int depth) {
   if (PyLong_Check(p)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(p, &overflow);
-    if (overflow)
-      throw ValueError("sampan.save: the integer " + py::str(obj).cast<std::string>() + " at " + where +
-                       " does not fit in int64");
+    SAMPAN_CHECK(!overflow, ValueError, "sampan.save: the integer ", py::str(obj).cast<std::string>(), " at ", where,
+                 " does not fit in int64");
     return IoValue(static_cast<int64_t>(v));
   }
   if (PyFloat_Check(p)) return IoValue(PyFloat_AS_DOUBLE(p));
@@ -52,8 +51,8 @@ IoValue to_io_value(py::handle obj, const std::string& where, int depth) {
     IoValue::Dict items;
     for (auto item : py::reinterpret_borrow<py::dict>(obj)) {
       if (!PyUnicode_Check(item.first.ptr()))
-        throw TypeError("sampan.save: the dict at " + where + " has a key of type '" + type_name(item.first) +
-                        "' (" + py::repr(item.first).cast<std::string>() + "); only str keys can be saved");
+        SAMPAN_THROW(TypeError, "sampan.save: the dict at ", where, " has a key of type '", type_name(item.first),
+                     "' (", py::repr(item.first).cast<std::string>(), "); only str keys can be saved");
       std::string key = item.first.cast<std::string>();
       items.emplace_back(key, to_io_value(item.second, key_path(where, key), depth + 1));
     }
@@ -107,7 +106,7 @@ py::object to_python(const IoValue& value) {
 std::string fspath(py::handle path) {
   py::object p = py::module_::import("os").attr("fspath")(path);
   if (!PyUnicode_Check(p.ptr()))
-    throw TypeError("sampan: a path must be str or os.PathLike of str, got '" + type_name(path) + "'");
+    SAMPAN_THROW(TypeError, "sampan: a path must be str or os.PathLike of str, got '", type_name(path), "'");
   return p.cast<std::string>();
 }
 

@@ -14,7 +14,7 @@ void init_profiler(py::module_& m) {
     o.record_shapes = record_shapes;
     if (clock == "wall") o.clock = profiler::Clock::Wall;
     else if (clock == "cpu") o.clock = profiler::Clock::ThreadCpu;
-    else throw ValueError("profiler clock: expected 'wall' or 'cpu', got '" + clock + "'");
+    else SAMPAN_THROW(ValueError, "profiler clock: expected 'wall' or 'cpu', got '", clock, "'");
     profiler::start(o);
   }, py::arg("record_shapes") = false, py::arg("clock") = "wall",
      "Starts collecting; RuntimeError if the profiler already runs.");

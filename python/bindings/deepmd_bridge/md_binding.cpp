@@ -25,19 +25,19 @@ class PyPotential : public Potential {
                double* forces, double* virial) override {
     py::gil_scoped_acquire gil;
     py::function f = py::get_override(static_cast<const Potential*>(this), "_compute_buffers");
-    if (!f) throw NotImplementedError("a Python Potential must define compute(positions, types, box)");
+    SAMPAN_CHECK(f, NotImplementedError, "a Python Potential must define compute(positions, types, box)");
     auto pos = py::memoryview::from_buffer(const_cast<double*>(positions), {natoms, int64_t(3)},
                                            {int64_t(3 * sizeof(double)), int64_t(sizeof(double))}, true);
     auto typ = py::memoryview::from_buffer(const_cast<int*>(types), {natoms}, {int64_t(sizeof(int))}, true);
     py::tuple r = f(pos, typ, box);
-    if (r.size() != 3) throw ValueError("Potential.compute must return (energy, forces, virial)");
+    SAMPAN_CHECK(r.size() == 3, ValueError, "Potential.compute must return (energy, forces, virial)");
     if (energy) *energy = r[0].cast<double>();
     auto copy = [&](py::handle obj, double* out, size_t n, const char* what) {
       py::buffer b = py::reinterpret_borrow<py::buffer>(obj);
       py::buffer_info info = b.request();
       if (info.format != py::format_descriptor<double>::format() || static_cast<size_t>(info.size) != n)
-        throw ValueError(std::string("Potential.compute: ") + what + " must be float64 with " + std::to_string(n) +
-                         " values, got " + std::to_string(info.size) + " of format '" + info.format + "'");
+        SAMPAN_THROW(ValueError, "Potential.compute: ", what, " must be float64 with ", n,
+                     " values, got ", info.size, " of format '", info.format, "'");
       std::memcpy(out, info.ptr, n * sizeof(double));
     };
     if (forces) copy(r[1], forces, static_cast<size_t>(3 * natoms), "forces [N, 3]");
@@ -86,7 +86,7 @@ class ForwardingPotential : public Potential {
 md::Units units_named(const std::string& name) {
   if (name == "codata2018") return md::Units::codata2018();
   if (name == "lammps") return md::Units::lammps_metal();
-  throw ValueError("units must be 'codata2018' or 'lammps' (LAMMPS's rounded metal constants), got '" + name + "'");
+  SAMPAN_THROW(ValueError, "units must be 'codata2018' or 'lammps' (LAMMPS's rounded metal constants), got '", name, "'");
 }
 
 py::dict thermo_dict(const md::Thermo& t) {
@@ -106,9 +106,9 @@ void init_deepmd_md(py::module_& root) {
 
   py::class_<Box>(m, "Box")
       .def(py::init([](const std::vector<double>& cell, const std::vector<bool>& periodic) {
-             if (cell.size() != 9) throw ValueError("Box: cell must hold 9 values (3 lattice vectors as rows), got " +
-                                                    std::to_string(cell.size()));
-             if (periodic.size() != 3) throw ValueError("Box: periodic must hold 3 flags");
+             SAMPAN_CHECK(cell.size() == 9, ValueError, "Box: cell must hold 9 values (3 lattice vectors as rows), got ",
+                          cell.size());
+             SAMPAN_CHECK(periodic.size() == 3, ValueError, "Box: periodic must hold 3 flags");
              Box b;
              std::copy(cell.begin(), cell.end(), b.cell.begin());
              for (int k = 0; k < 3; ++k) b.periodic[k] = periodic[k];
@@ -122,7 +122,7 @@ void init_deepmd_md(py::module_& root) {
       .def("height", &Box::height);
 
   m.def("neighbor_list", [](const std::vector<double>& positions, const Box& box, double rcut, bool half) {
-    if (positions.size() % 3) throw ValueError("neighbor_list: positions must be [N, 3]");
+    if (positions.size() % 3) SAMPAN_THROW(ValueError, "neighbor_list: positions must be [N, 3]");
     NeighborList l;
     {
       py::gil_scoped_release no_gil;
@@ -147,7 +147,7 @@ void init_deepmd_md(py::module_& root) {
       .def("describe", &Potential::describe)
       .def("evaluate", [](Potential& p, const std::vector<double>& positions, const std::vector<int>& types, const Box& box) {
         if (positions.size() != 3 * types.size())
-          throw ValueError("evaluate: positions must be [N, 3] for the N = " + std::to_string(types.size()) + " types");
+          SAMPAN_THROW(ValueError, "evaluate: positions must be [N, 3] for the N = ", types.size(), " types");
         double e = 0;
         std::vector<double> f(positions.size()), w(9);
         {

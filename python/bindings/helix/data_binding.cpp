@@ -46,7 +46,7 @@ py::dict graphs_to_python(GraphSet&& s) {
 OnBadRow on_bad_row_from(const std::string& name) {
   if (name == "skip") return OnBadRow::skip;
   if (name == "raise") return OnBadRow::raise;
-  throw ValueError("helix: on_bad_row must be 'skip' or 'raise', got '" + name + "'");
+  SAMPAN_THROW(ValueError, "helix: on_bad_row must be 'skip' or 'raise', got '", name, "'");
 }
 
 py::dict table_to_python(MoleculeTable&& t) {
