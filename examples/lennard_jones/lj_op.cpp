@@ -129,9 +129,9 @@ template <class Dev> Inputs prepare(const Tensor& pos, const Tensor& pairs, cons
     Dev::to_host(ij, in.pairs.template data<int64_t>() + 2 * bad, sizeof(ij));
     std::ostringstream os;
     os << "argument 'pairs' row " << bad << " is (" << ij[0] << ", " << ij[1] << ")";
-    if (ij[0] == ij[1]) throw ValueError(os.str() + ": an atom cannot pair with itself");
-    throw IndexError(os.str() + ": atom indices must lie in [0, " + std::to_string(in.natoms) +
-                     ") for 'pos' with " + std::to_string(in.natoms) + " atoms");
+    SAMPAN_CHECK(ij[0] != ij[1], ValueError, os.str(), ": an atom cannot pair with itself");
+    SAMPAN_THROW(IndexError, os.str(), ": atom indices must lie in [0, ", in.natoms,
+                 ") for 'pos' with ", in.natoms, " atoms");
   }
   return in;
 }

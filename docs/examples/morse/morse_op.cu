@@ -64,7 +64,7 @@ SAMPAN_OP(physics, morse)
     .dtypes({DType::Float32, DType::Float64})
     .shape([](const TensorSpec& r, double, double, double) {
       if (r.dtype != DType::Float32 && r.dtype != DType::Float64)
-        throw TypeError(std::string("physics::morse: 'r' must be float32 or float64, got ") + dtype_name(r.dtype));
+        SAMPAN_THROW(TypeError, "physics::morse: 'r' must be float32 or float64, got ", dtype_name(r.dtype));
       return r;
     })
     .cpu(morse_cpu)
