@@ -181,3 +181,36 @@ def test_op_library_ops_are_recorded_with_the_library_and_its_hash(tmp_path):
     res = _child(load_and_run.format("embedded.h5"), tmp_path)
     assert res.returncode == 0, res.stderr
     np.testing.assert_allclose(eval(res.stdout.strip().splitlines()[-1]), eager, rtol=1e-14)
+
+
+SAMPAN_RUN = REPO / "build" / "bin" / "sampan-run"
+needs_sampan_run = pytest.mark.skipif(not SAMPAN_RUN.exists(), reason=f"{SAMPAN_RUN} is not built")
+
+
+@needs_sampan_run
+def test_sampan_run_replays_a_saved_graph_without_python(tmp_path):
+    net = mlp()
+    graph = sp.jit.trace(lambda x, scale: (net(x) * scale, x.sum([1])), (rand(4, 3), sp.tensor(2.0, dtype=sp.float64)),
+                         dynamic_dims={"x": [0]})
+    graph.save(tmp_path / "model.h5")
+    x = np.random.default_rng(1).uniform(-1, 1, size=(9, 3))
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "scale.npy", np.array(0.5))
+    res = subprocess.run([str(SAMPAN_RUN), "model.h5", "--input", "x.npy", "--input", "scale.npy",
+                          "--output", "y.npy", "--repeat", "3"], cwd=tmp_path, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert "output 1: float64 [9]" in res.stdout and "median of 3 runs" in res.stdout
+    y = np.load(tmp_path / "y.npy")
+    np.testing.assert_array_equal(y, (net(sp.tensor(x)) * 0.5).numpy())  # the same bits as eager
+    res = subprocess.run([str(SAMPAN_RUN), "model.h5", "--input", "x.npy"], cwd=tmp_path, capture_output=True, text=True)
+    assert res.returncode == 2 and "takes 2 inputs, 1 given" in res.stderr and "x: float64 [x.0, 3]" in res.stderr
+    np.save(tmp_path / "x32.npy", x.astype(np.float32))
+    res = subprocess.run([str(SAMPAN_RUN), "model.h5", "--input", "x32.npy", "--input", "scale.npy"], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert res.returncode == 1 and "input 'x' was traced as float64, got float32" in res.stderr
+    res = subprocess.run([str(SAMPAN_RUN), "missing.h5", "--input", "x.npy"], cwd=tmp_path, capture_output=True, text=True)
+    assert res.returncode == 1 and "missing.h5" in res.stderr
+    (tmp_path / "bad.npy").write_bytes(b"\x93NUMPY\x01\x00" + b"\x10\x00" + b"{'descr': '<f8'")
+    res = subprocess.run([str(SAMPAN_RUN), "model.h5", "--input", "bad.npy", "--input", "scale.npy"], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert res.returncode == 1 and "npy file bad.npy" in res.stderr

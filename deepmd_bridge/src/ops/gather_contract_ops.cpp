@@ -98,7 +98,7 @@ SAMPAN_OP(deepmd, gather_contract)
               ctx.needs_grad(1) ? g_grad_op()(em, w, rows, g.size(0))[0] : Tensor(), Tensor()};
     })
     .dtypes(kFloatTypes)
-    .sample([] { return Values{testing::uniform({3, 4, 4}, -1, 1, 32), testing::uniform({6, 3}, -1, 1, 33), samples::gather_rows()}; });  // 3 centres x 4 slots naming 5 of 6 rows, some shared, one never named
+    .sample([] { return Values{sample_args::uniform({3, 4, 4}, -1, 1, 32), sample_args::uniform({6, 3}, -1, 1, 33), samples::gather_rows()}; });  // 3 centres x 4 slots naming 5 of 6 rows, some shared, one never named
 
 SAMPAN_OP(deepmd, gather_contract_em_grad)
     .doc("dem[a, k, c] = sum_m h[a, c, m] g[rows[a*K + k], m] for h [A, C, M], g [R, M], rows int64 [A*K]; "
@@ -133,7 +133,7 @@ SAMPAN_OP(deepmd, gather_contract_em_grad)
               ctx.needs_grad(1) ? g_grad_op()(w, h, rows, g.size(0))[0] : Tensor(), Tensor()};
     })
     .dtypes(kFloatTypes)
-    .sample([] { return Values{testing::uniform({3, 4, 3}, -1, 1, 34), testing::uniform({6, 3}, -1, 1, 35), samples::gather_rows()}; });
+    .sample([] { return Values{sample_args::uniform({3, 4, 3}, -1, 1, 34), sample_args::uniform({6, 3}, -1, 1, 35), samples::gather_rows()}; });
 
 SAMPAN_OP(deepmd, gather_contract_g_grad)
     .doc("dg[r, m] = sum over (a, k) with rows[a*K + k] = r of sum_c em[a, k, c] h[a, c, m], for em [A, K, C], "
@@ -167,6 +167,6 @@ SAMPAN_OP(deepmd, gather_contract_g_grad)
               ctx.needs_grad(1) ? contract_op()(em, w, rows)[0] : Tensor(), Tensor()};
     })
     .dtypes(kFloatTypes)
-    .sample([] { return Values{testing::uniform({3, 4, 4}, -1, 1, 36), testing::uniform({3, 4, 3}, -1, 1, 37), samples::gather_rows(), int64_t{6}}; });
+    .sample([] { return Values{sample_args::uniform({3, 4, 4}, -1, 1, 36), sample_args::uniform({3, 4, 3}, -1, 1, 37), samples::gather_rows(), int64_t{6}}; });
 
 }  // namespace sampan::deepmd

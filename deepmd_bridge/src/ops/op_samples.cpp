@@ -20,7 +20,7 @@ SeA se_a() {
   auto ints = [](const auto& v, const Shape& s) {
     return cast(from_vector(std::vector<double>(v.begin(), v.end()), s), DType::Int64);
   };
-  using testing::uniform;
+  using sample_args::uniform;
   SeA s;
   s.coord = from_vector(ext.coord, {ext.nall, 3});
   s.atype = ints(ext.types, {ext.nall});

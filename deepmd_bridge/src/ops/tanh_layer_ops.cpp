@@ -100,7 +100,7 @@ SAMPAN_OP(deepmd, bias_tanh)
       return {du, ctx.needs_grad(1) ? sum(du, {0}) : Tensor()};
     })
     .dtypes(kFloatTypes)
-    .sample([] { return Values{testing::uniform({5, 3}, -2.5, 2.5, 21), testing::uniform({3}, -0.5, 0.5, 22)}; });  // pre-activations spanning the saturated and the linear range
+    .sample([] { return Values{sample_args::uniform({5, 3}, -2.5, 2.5, 21), sample_args::uniform({3}, -0.5, 0.5, 22)}; });  // pre-activations spanning the saturated and the linear range
 
 SAMPAN_OP(deepmd, tanh_backward)
     .doc("g * (1 - y^2): the vjp of tanh from its output y (g and y of one shape), in one pass. "
@@ -131,7 +131,7 @@ SAMPAN_OP(deepmd, tanh_backward)
               ctx.needs_grad(1) ? tanh_curvature_op()(g, h, y)[0] : Tensor()};
     })
     .dtypes(kFloatTypes)
-    .sample([] { return Values{testing::uniform({4, 3}, -1, 1, 23), testing::uniform({4, 3}, -0.95, 0.95, 24)}; });
+    .sample([] { return Values{sample_args::uniform({4, 3}, -1, 1, 23), sample_args::uniform({4, 3}, -0.95, 0.95, 24)}; });
 
 SAMPAN_OP(deepmd, tanh_backward_vjp)
     .doc("dg = h * (1 - y^2) and dy = -2 g h y (g, h, y of one shape): the vjp of tanh_backward(g, y) for "
@@ -164,7 +164,7 @@ SAMPAN_OP(deepmd, tanh_backward_vjp)
               ctx.needs_grad(2) ? add(curv(a, h, y)[0], curv(g, h, b)[0]) : Tensor()};
     })
     .dtypes(kFloatTypes)
-    .sample([] { return Values{testing::uniform({4, 3}, -1, 1, 38), testing::uniform({4, 3}, -1, 1, 39), testing::uniform({4, 3}, -0.95, 0.95, 40)}; });
+    .sample([] { return Values{sample_args::uniform({4, 3}, -1, 1, 38), sample_args::uniform({4, 3}, -1, 1, 39), sample_args::uniform({4, 3}, -0.95, 0.95, 40)}; });
 
 SAMPAN_OP(deepmd, tanh_curvature)
     .doc("-2 g h y (three tensors of one shape): the derivative of sum(h * tanh_backward(g, y)) in y, "
@@ -192,7 +192,7 @@ SAMPAN_OP(deepmd, tanh_curvature)
               ctx.needs_grad(2) ? curv(g, h, w)[0] : Tensor()};
     })
     .dtypes(kFloatTypes)
-    .sample([] { return Values{testing::uniform({4, 3}, -1, 1, 25), testing::uniform({4, 3}, -1, 1, 26), testing::uniform({4, 3}, -0.95, 0.95, 27)}; });
+    .sample([] { return Values{sample_args::uniform({4, 3}, -1, 1, 25), sample_args::uniform({4, 3}, -1, 1, 26), sample_args::uniform({4, 3}, -0.95, 0.95, 27)}; });
 
 SAMPAN_OP(deepmd, add_tiled)
     .doc("z = y + [x, x, ...]: y [rows, k*width] plus x [rows, width] repeated k times along columns, the "
@@ -224,7 +224,7 @@ SAMPAN_OP(deepmd, add_tiled)
               ctx.needs_grad(1) ? fold_columns_op()(g, ctx.input(1).size(1))[0] : Tensor()};
     })
     .dtypes(kFloatTypes)
-    .sample([] { return Values{testing::uniform({3, 4}, -1, 1, 28), testing::uniform({3, 2}, -1, 1, 29)}; });
+    .sample([] { return Values{sample_args::uniform({3, 4}, -1, 1, 28), sample_args::uniform({3, 2}, -1, 1, 29)}; });
 
 SAMPAN_OP(deepmd, fold_columns)
     .doc("out[r, c] = sum_j g[r, j*width + c]: g [rows, k*width] folded to [rows, width] (the transpose of "
@@ -249,7 +249,7 @@ SAMPAN_OP(deepmd, fold_columns)
       return {tile_columns_op()(ctx.grad_output(0), ctx.input(0).size(1) / ctx.attr<int64_t>(1))[0]};
     })
     .dtypes(kFloatTypes)
-    .sample([] { return Values{testing::uniform({3, 6}, -1, 1, 30), int64_t{2}}; });
+    .sample([] { return Values{sample_args::uniform({3, 6}, -1, 1, 30), int64_t{2}}; });
 
 SAMPAN_OP(deepmd, tile_columns)
     .doc("out[r, j*width + c] = x[r, c]: x [rows, width] repeated `times` times along columns (the transpose of "
@@ -271,6 +271,6 @@ SAMPAN_OP(deepmd, tile_columns)
     })
     .vjp([](const VjpContext& ctx) -> Grads { return {fold_columns_op()(ctx.grad_output(0), ctx.input(0).size(1))[0]}; })
     .dtypes(kFloatTypes)
-    .sample([] { return Values{testing::uniform({3, 2}, -1, 1, 31), int64_t{3}}; });
+    .sample([] { return Values{sample_args::uniform({3, 2}, -1, 1, 31), int64_t{3}}; });
 
 }  // namespace sampan::deepmd

@@ -79,5 +79,5 @@ SAMPAN_OP(physics, morse)
       return {c.grad_output(0) * (e - e * e) * (2 * depth * width)};
     })
     // What the registry audit and check_op(op) run: distances on both sides of r0.
-    .sample([] { return Values{testing::f64({2, 3}, 0.6, 0.21), 1.3, 1.7, 1.1}; })
-    .sample([] { return Values{testing::f64({4}, 0.8, 0.3)}; });  // the defaults
+    .sample([] { return Values{sample_args::f64({2, 3}, 0.6, 0.21), 1.3, 1.7, 1.1}; })
+    .sample([] { return Values{sample_args::f64({4}, 0.8, 0.3)}; });  // the defaults

@@ -267,13 +267,35 @@ Tensor sum(const Tensor& x, const std::vector<int64_t>& axes, bool keepdim) {
   return op(x, axes, keepdim)[0];
 }
 
+// An op, not a composition of sum and a division: the count is read from the input at each call,
+// so a traced graph (sampan/jit.h) stays right when a dimension of the input changes.
+SAMPAN_OP(core, mean)
+    .doc("Mean over `axes` (all when empty); integer and bool inputs give float32.")
+    .args("x", "axes", "keepdim")
+    .defaults({{"axes", IntList{}}, {"keepdim", false}})
+    .outputs("out")
+    .shape([](const TensorSpec& x, const std::vector<int64_t>& axes, bool keepdim) {
+      const DType d = is_differentiable(x.dtype) ? x.dtype : DType::Float32;
+      return TensorSpec{reduced_shape(x.shape, reduced_mask(axes, x.dim()), keepdim), d, x.device};
+    })
+    .cpu([](const Tensor& x, const std::vector<int64_t>& axes, bool keepdim, Tensor& out) {
+      const int64_t count = reduced_count(x.shape(), reduced_mask(axes, x.dim()));
+      Tensor s = sum(x.dtype() == out.dtype() ? x : cast(x, out.dtype()), axes, keepdim);
+      copy_(out, div(s, scalar_like(static_cast<double>(count), s)));
+    })
+    .vjp([](const VjpContext& c) -> Grads {
+      Tensor x = c.input(0);
+      const auto& axes = c.attr<std::vector<int64_t>>(1);
+      const auto mask = reduced_mask(axes, x.dim());
+      Tensor g = c.grad_output(0);
+      if (!c.attr<bool>(2)) g = reshape(g, reduced_shape(x.shape(), mask, true));
+      return {div(broadcast_to(g, x.shape()), scalar_like(static_cast<double>(reduced_count(x.shape(), mask)), g))};
+    })
+    .samples([] { return std::vector<Values>{{f64({2, 3, 2}), IntList{0, 2}, false}, {f64({3}), IntList{}, true}, {c128({2})}}; });
+
 Tensor mean(const Tensor& x, const std::vector<int64_t>& axes, bool keepdim) {
-  auto m = reduced_mask(axes, x.dim());
-  int64_t count = 1;
-  for (size_t d = 0; d < m.size(); ++d)
-    if (m[d]) count *= x.shape()[d];
-  Tensor s = sum(is_differentiable(x.dtype()) ? x : cast(x, DType::Float32), axes, keepdim);
-  return div(s, scalar_like(static_cast<double>(count), s));
+  static OpHandle op("core::mean");
+  return op(x, axes, keepdim)[0];
 }
 
 Tensor sum_to(const Tensor& x, const Shape& shape) {

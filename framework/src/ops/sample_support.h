@@ -8,7 +8,7 @@
 #include "sampan/testing/samples.h"
 
 namespace sampan::op_samples {
-using testing::c128;
-using testing::f64;
+using sample_args::c128;
+using sample_args::f64;
 using IntList = std::vector<int64_t>;
 }  // namespace sampan::op_samples

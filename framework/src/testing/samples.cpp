@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-namespace sampan::testing {
+namespace sampan::sample_args {
 
 Tensor f64(const Shape& shape, double start, double step) {
   std::vector<double> v(static_cast<size_t>(shape_numel(shape)));
@@ -30,4 +30,4 @@ Tensor uniform(const Shape& shape, double lo, double hi, uint64_t seed) {
   return from_vector(v, shape);
 }
 
-}  // namespace sampan::testing
+}  // namespace sampan::sample_args

@@ -7,7 +7,7 @@
 
 #include "sampan/tensor.h"
 
-namespace sampan::testing {
+namespace sampan::sample_args {
 
 /// float64 of `shape`: start + step * ((7 i) mod 11) + 0.01 i; distinct, and away from 0 unless
 /// start is negative (f64(s, -1.0, 0.31) has both signs and no zeros).
@@ -17,4 +17,4 @@ Tensor c128(const Shape& shape, double start = 0.2);
 /// float64 of `shape` uniform in [lo, hi), reproducible from `seed` (std::mt19937_64).
 Tensor uniform(const Shape& shape, double lo, double hi, uint64_t seed);
 
-}  // namespace sampan::testing
+}  // namespace sampan::sample_args
