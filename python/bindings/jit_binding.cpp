@@ -43,7 +43,10 @@ void init_jit(py::module_& m) {
         for (const auto& l : g.libraries()) libs.emplace_back(l.name, l.hash);
         return libs;
       })
-      .def("eliminate_dead_code", &jit::Graph::eliminate_dead_code);
+      .def("eliminate_dead_code", &jit::Graph::eliminate_dead_code)
+      .def("fold_constants", &jit::Graph::fold_constants, py::call_guard<py::gil_scoped_release>())
+      .def("plan_memory", &jit::Graph::plan_memory)
+      .def_property_readonly("memory_planned", &jit::Graph::memory_planned);
 
   py::class_<jit::Tracer>(m, "JitTracer", "Records the op calls of this thread (sampan.jit.trace uses it).")
       .def(py::init<const std::vector<Tensor>&, std::vector<std::string>,

@@ -57,6 +57,27 @@ class TracedGraph:
         self._graph.eliminate_dead_code()
         return self
 
+    def fold_constants(self):
+        """Evaluates once the nodes that read constants only (a transposed weight ...) and makes
+        their results constants: the frozen parameters of an inference graph. Returns self."""
+        self._graph.fold_constants()
+        return self
+
+    def plan_memory(self):
+        """The buffer-reuse plan: each intermediate is released after its last use, and an
+        elementwise op whose first argument dies there writes into it (when no gradient is
+        recorded). Kept by save/load. Returns self."""
+        self._graph.plan_memory()
+        return self
+
+    def optimize(self):
+        """fold_constants, eliminate_dead_code and plan_memory: the graph for inference."""
+        return self.fold_constants().eliminate_dead_code().plan_memory()
+
+    @property
+    def memory_planned(self):
+        return self._graph.memory_planned
+
     def save(self, path, embed_libraries=False):
         save(self, path, embed_libraries)
 

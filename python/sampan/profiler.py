@@ -20,7 +20,13 @@ from dataclasses import dataclass
 
 from . import _C
 
-__all__ = ["profile", "OpRecord"]
+__all__ = ["profile", "OpRecord", "memory_allocated", "max_memory_allocated", "reset_peak_memory_stats"]
+
+# The allocators' statistics ("cpu" or "cuda"): bytes held by tensors now, the high-water mark
+# since the last reset, and the reset (sampan/allocator.h).
+memory_allocated = _C.memory_allocated
+max_memory_allocated = _C.max_memory_allocated
+reset_peak_memory_stats = _C.reset_peak_memory_stats
 
 _CLOCKS = {"wall": time.perf_counter, "cpu": time.thread_time}
 _SORT_KEYS = {

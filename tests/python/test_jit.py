@@ -214,3 +214,73 @@ def test_sampan_run_replays_a_saved_graph_without_python(tmp_path):
     res = subprocess.run([str(SAMPAN_RUN), "model.h5", "--input", "bad.npy", "--input", "scale.npy"], cwd=tmp_path,
                          capture_output=True, text=True)
     assert res.returncode == 1 and "npy file bad.npy" in res.stderr
+
+
+def wide_mlp():
+    sp.manual_seed(5)
+    net = sp.nn.Sequential(sp.nn.Linear(64, 64, dtype=sp.float64), sp.nn.ReLU(), sp.nn.Linear(64, 64, dtype=sp.float64),
+                           sp.nn.ReLU(), sp.nn.Linear(64, 64, dtype=sp.float64))
+    return net.eval()
+
+
+def peak_bytes(fn, *args):
+    base = sp.profiler.memory_allocated()
+    sp.profiler.reset_peak_memory_stats()
+    with sp.no_grad():
+        out = fn(*args)
+    return sp.profiler.max_memory_allocated() - base, out
+
+
+def test_folding_freezes_what_depends_on_parameters_only():
+    net = wide_mlp()
+    graph = sp.jit.trace(net, rand(8, 64), dynamic_dims=[0])
+    assert graph.ops.count("core::permute") == 3  # the weights' transposes, every replay
+    graph.fold_constants().eliminate_dead_code()
+    assert "core::permute" not in graph.ops
+    x = rand(5, 64, seed=3)
+    np.testing.assert_array_equal(graph(x).numpy(), net(x).numpy())
+
+
+def test_the_memory_plan_releases_intermediates_and_reuses_buffers(tmp_path):
+    net = wide_mlp()
+    x = rand(4000, 64, seed=1)  # 2 MiB per activation
+    plain = sp.jit.trace(net, x, dynamic_dims=[0])
+    planned = sp.jit.trace(net, x, dynamic_dims=[0]).optimize()
+    eager_peak, eager = peak_bytes(net, x)
+    plain_peak, a = peak_bytes(plain, x)
+    planned_peak, b = peak_bytes(planned, x)
+    np.testing.assert_array_equal(a.numpy(), eager.numpy())
+    np.testing.assert_array_equal(b.numpy(), eager.numpy())
+    activation = 4000 * 64 * 8
+    assert plain_peak >= 5 * activation  # every intermediate kept to the end
+    assert planned_peak <= 2 * activation  # the output and at most one live intermediate
+    assert planned_peak < eager_peak
+    planned.save(tmp_path / "planned.h5")
+    loaded = sp.jit.load(tmp_path / "planned.h5")
+    assert loaded.memory_planned
+    loaded_peak, c = peak_bytes(loaded, x)
+    assert loaded_peak == planned_peak
+    np.testing.assert_array_equal(c.numpy(), eager.numpy())
+
+
+def test_the_memory_plan_never_writes_into_memory_another_value_still_reads():
+    def f(x):
+        y = x * 2.0                  # an intermediate ...
+        z = y.reshape([-1])          # ... viewed (the same memory)
+        w = z + 1.0                  # z dies here, but y is read below: no in-place add
+        return w, y * 3.0
+    graph = sp.jit.trace(f, rand(3, 4)).plan_memory()
+    x = rand(3, 4, seed=6)
+    for got, want in zip(graph(x), f(x)):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_gradients_through_a_planned_graph():
+    net = wide_mlp()
+    graph = sp.jit.trace(lambda x: net(x).sum(), rand(6, 64), dynamic_dims=[0]).optimize()
+    grads = []
+    for fn in (lambda x: net(x).sum(), graph):
+        x = rand(6, 64, seed=2).requires_grad_()
+        (g,) = sp.grad(fn(x), [x])
+        grads.append(g.numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])

@@ -55,6 +55,10 @@ struct Node {
   std::vector<int64_t> outputs;
   int64_t guard_ref = -1;
   Tensor expected;
+  // Set by Graph::plan_memory: the values whose last use is this node (dropped after it), and
+  // the in-place twin to run instead when argument 0 dies here and fits the output.
+  std::vector<int64_t> release;
+  std::string inplace_twin;
   bool is_guard() const { return op_name.empty(); }
 };
 
@@ -81,6 +85,15 @@ class Graph {
 
   /// Removes nodes whose outputs reach no graph output (guards are kept).
   void eliminate_dead_code();
+  /// Evaluates the nodes that depend on constants only (a transposed weight, a folded bias) once
+  /// and makes their results constants: the frozen parameters of an inference graph.
+  void fold_constants();
+  /// The buffer-reuse plan from liveness: each intermediate is dropped after its last use, and an
+  /// elementwise op whose first argument dies at it writes into that argument's buffer (its
+  /// in-place twin, e.g. core::add_ for core::add) when no gradient is being recorded. What stays
+  /// live at any point is what later nodes still read.
+  void plan_memory();
+  bool memory_planned() const { return planned_; }
 
  private:
   friend class Tracer;
@@ -92,6 +105,7 @@ class Graph {
   std::vector<int64_t> outputs_;
   std::vector<LibraryRef> libraries_;
   int64_t num_values_ = 0;
+  bool planned_ = false;
 };
 
 /// Records the ops the current thread calls until finish(). `names` name the inputs (default

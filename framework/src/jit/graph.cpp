@@ -98,9 +98,24 @@ std::vector<Tensor> Graph::run(const std::vector<Tensor>& inputs) const {
         args.push_back(a.attr);
       }
     }
+    // The planned in-place twin: argument 0 dies here, no tape, and the output has its shape
+    // and dtype (checked now: symbolic sizes can make a broadcast differ from the trace).
+    const OpSchema* run_op = &op;
+    if (planned_ && !n.inplace_twin.empty() && !grad_mode_enabled()) {
+      const Tensor& x = std::get<Tensor>(args[0]);
+      // Only `values` and `args` hold it, and no view shares its memory.
+      bool fits = x.is_contiguous() && x.impl_ptr().use_count() <= 2 && x.storage().use_count() == 1;
+      for (const Value& v : args)
+        if (auto* t = std::get_if<Tensor>(&v)) fits = fits && !t->requires_grad();
+      if (fits) {
+        const std::vector<TensorSpec> spec = infer_op(op, args);
+        fits = spec.size() == 1 && spec[0].shape == x.shape() && spec[0].dtype == x.dtype();
+      }
+      if (fits) run_op = &find_op(n.inplace_twin);
+    }
     std::vector<Tensor> outs;
     try {
-      outs = call_op(op, std::move(args));
+      outs = call_op(*run_op, std::move(args));
     } catch (const std::exception& e) {
       // The usual cause: a size computed in Python at trace time (an attribute) that no longer
       // matches a symbolic dimension.
@@ -114,6 +129,8 @@ std::vector<Tensor> Graph::run(const std::vector<Tensor>& inputs) const {
                    "); a size computed from a shape in Python does not follow a symbolic dimension");
     }
     for (size_t o = 0; o < n.outputs.size(); ++o) values[static_cast<size_t>(n.outputs[o])] = outs[o];
+    if (planned_)
+      for (int64_t r : n.release) values[static_cast<size_t>(r)] = Tensor();
   }
   std::vector<Tensor> result;
   for (int64_t o : outputs_) result.push_back(values[static_cast<size_t>(o)]);
@@ -153,6 +170,121 @@ std::string Graph::str() const {
   for (size_t o = 0; o < outputs_.size(); ++o) os << (o ? ", " : "") << name(outputs_[o]);
   os << "\n";
   return os.str();
+}
+
+void Graph::fold_constants() {
+  const int64_t n_in = static_cast<int64_t>(inputs_.size());
+  std::vector<bool> is_constant(static_cast<size_t>(num_values_), false);
+  for (size_t c = 0; c < constants_.size(); ++c) is_constant[static_cast<size_t>(n_in) + c] = true;
+  std::map<int64_t, Tensor> folded;  // value id -> its value
+  std::vector<Node> kept;
+  for (Node& n : nodes_) {
+    bool foldable = !n.is_guard();
+    const OpSchema* op = foldable ? find_op_if(n.op_name) : nullptr;
+    // Random ops draw anew each run, in-place ops write their argument: never folded.
+    foldable = op && op->inplace.empty() && n.op_name.find("rand") == std::string::npos &&
+               n.op_name.find("dropout") == std::string::npos && n.op_name != "core::bernoulli";
+    bool reads_tensor = false;
+    for (const Arg& a : n.args) {
+      if (a.kind == Arg::Kind::Ref) {
+        reads_tensor = true;
+        foldable = foldable && is_constant[static_cast<size_t>(a.ref)];
+      }
+      for (int64_t r : a.refs) {
+        reads_tensor = true;
+        foldable = foldable && is_constant[static_cast<size_t>(r)];
+      }
+    }
+    if (!foldable || !reads_tensor) {
+      kept.push_back(std::move(n));
+      continue;
+    }
+    auto value_of = [&](int64_t id) {
+      auto it = folded.find(id);
+      return it != folded.end() ? it->second : constants_[static_cast<size_t>(id - n_in)];
+    };
+    Values args;
+    for (const Arg& a : n.args) {
+      if (a.kind == Arg::Kind::Ref) args.emplace_back(value_of(a.ref));
+      else if (a.kind == Arg::Kind::RefList) {
+        std::vector<Tensor> l;
+        for (int64_t r : a.refs) l.push_back(value_of(r));
+        args.emplace_back(std::move(l));
+      } else {
+        args.push_back(a.attr);
+      }
+    }
+    NoGradGuard no_tape;
+    std::vector<Tensor> outs = call_op(*op, std::move(args));
+    for (size_t o = 0; o < n.outputs.size(); ++o) {
+      folded[n.outputs[o]] = outs[o].contiguous();
+      is_constant[static_cast<size_t>(n.outputs[o])] = true;
+    }
+  }
+  if (folded.empty()) return;
+  // Renumber: the folded values join the constants; what they replaced may now be unused.
+  std::vector<int64_t> renumber(static_cast<size_t>(num_values_), -1);
+  for (int64_t i = 0; i < n_in + static_cast<int64_t>(constants_.size()); ++i) renumber[static_cast<size_t>(i)] = i;
+  int64_t next = n_in + static_cast<int64_t>(constants_.size());
+  for (auto& [id, t] : folded) {
+    renumber[static_cast<size_t>(id)] = next++;
+    constants_.push_back(t);
+  }
+  for (Node& n : kept)
+    for (int64_t o : n.outputs) renumber[static_cast<size_t>(o)] = next++;
+  auto map = [&](int64_t& id) { id = renumber[static_cast<size_t>(id)]; };
+  for (Node& n : kept) {
+    for (Arg& a : n.args) {
+      if (a.kind == Arg::Kind::Ref) map(a.ref);
+      for (int64_t& r : a.refs) map(r);
+    }
+    for (int64_t& o : n.outputs) map(o);
+    if (n.is_guard()) map(n.guard_ref);
+    n.release.clear();
+  }
+  for (int64_t& o : outputs_) map(o);
+  nodes_ = std::move(kept);
+  num_values_ = next;
+  if (planned_) plan_memory();
+}
+
+void Graph::plan_memory() {
+  const int64_t first_intermediate = static_cast<int64_t>(inputs_.size() + constants_.size());
+  std::vector<int64_t> last_use(static_cast<size_t>(num_values_), -1);
+  for (size_t k = 0; k < nodes_.size(); ++k) {
+    const Node& n = nodes_[k];
+    auto use = [&](int64_t id) { last_use[static_cast<size_t>(id)] = static_cast<int64_t>(k); };
+    if (n.is_guard()) use(n.guard_ref);
+    for (const Arg& a : n.args) {
+      if (a.kind == Arg::Kind::Ref) use(a.ref);
+      for (int64_t r : a.refs) use(r);
+    }
+  }
+  for (int64_t o : outputs_) last_use[static_cast<size_t>(o)] = static_cast<int64_t>(nodes_.size());  // kept
+  for (size_t k = 0; k < nodes_.size(); ++k) {
+    Node& n = nodes_[k];
+    n.release.clear();
+    n.inplace_twin.clear();
+    auto dies_here = [&](int64_t id) { return id >= first_intermediate && last_use[static_cast<size_t>(id)] == static_cast<int64_t>(k); };
+    std::set<int64_t> released;
+    for (const Arg& a : n.args) {
+      if (a.kind == Arg::Kind::Ref && dies_here(a.ref)) released.insert(a.ref);
+      for (int64_t r : a.refs)
+        if (dies_here(r)) released.insert(r);
+    }
+    if (n.is_guard() && dies_here(n.guard_ref)) released.insert(n.guard_ref);
+    for (int64_t o : n.outputs)  // made and never read: dropped at once
+      if (last_use[static_cast<size_t>(o)] < 0) released.insert(o);
+    n.release.assign(released.begin(), released.end());
+    // An op with an in-place twin (out = f(x, ...) and f_ writing into x) whose x dies here.
+    if (!n.is_guard() && n.outputs.size() == 1 && !n.args.empty() && n.args[0].kind == Arg::Kind::Ref &&
+        dies_here(n.args[0].ref)) {
+      const OpSchema* twin = find_op_if(n.op_name + "_");
+      const OpSchema* op = find_op_if(n.op_name);
+      if (twin && op && twin->inplace_input(0) == 0 && twin->arg_kinds == op->arg_kinds) n.inplace_twin = twin->name;
+    }
+  }
+  planned_ = true;
 }
 
 void Graph::eliminate_dead_code() {

@@ -253,6 +253,7 @@ void save(const Graph& g, const std::string& path, bool embed_libraries) {
   }
   root.set("libraries", libraries);
   root.set("num_values", g.num_values_);
+  root.set("memory_planned", g.planned_);
   sampan::save(root, path);
 }
 
@@ -265,6 +266,7 @@ Graph load(const std::string& path) {
   SAMPAN_CHECK(version <= kFormatVersion, IOError, "graph '", path, "' has format version ", version,
                ", newer than this sampan's ", kFormatVersion, "; update sampan to read it");
   Graph g;
+  bool plan_after_load = false;
   try {
     for (const IoValue& d : root.at("inputs").as_list()) {
       InputSpec s;
@@ -331,11 +333,13 @@ Graph load(const std::string& path) {
                g.num_values_);
   for (int64_t o : g.outputs_) check_ref(o, g.nodes_.size());
   resolve_libraries(path, g.libraries_, g.nodes_);
+  if (const IoValue* planned = root.find("memory_planned"); planned && planned->as_bool()) plan_after_load = true;
   for (const Node& n : g.nodes_)
     if (!n.is_guard())
       SAMPAN_CHECK(find_op_if(n.op_name), IOError, "graph '", path, "' uses op '", n.op_name, "' (library '", n.library,
                    "'), which this process has not registered",
                    n.library == "sampan" ? ": it links no sampan module providing it" : "");
+  if (plan_after_load) g.plan_memory();  // the plan is derived from the nodes, not stored
   return g;
 }
 
