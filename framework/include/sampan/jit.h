@@ -59,6 +59,10 @@ struct Node {
   // the in-place twin to run instead when argument 0 dies here and fits the output.
   std::vector<int64_t> release;
   std::string inplace_twin;
+  // The registry's schemas of op_name and inplace_twin, resolved when the graph is made or
+  // loaded (the registry never frees a schema), so a replay looks nothing up.
+  const OpSchema* op = nullptr;
+  const OpSchema* twin = nullptr;
   bool is_guard() const { return op_name.empty(); }
 };
 

@@ -84,7 +84,7 @@ std::vector<Tensor> Graph::run(const std::vector<Tensor>& inputs) const {
                    "holds only the path the example inputs took, so it cannot replay this input");
       continue;
     }
-    const OpSchema& op = find_op(n.op_name);
+    const OpSchema& op = n.op ? *n.op : find_op(n.op_name);
     Values args;
     args.reserve(n.args.size());
     for (const Arg& a : n.args) {
@@ -101,7 +101,7 @@ std::vector<Tensor> Graph::run(const std::vector<Tensor>& inputs) const {
     // The planned in-place twin: argument 0 dies here, no tape, and the output has its shape
     // and dtype (checked now: symbolic sizes can make a broadcast differ from the trace).
     const OpSchema* run_op = &op;
-    if (planned_ && !n.inplace_twin.empty() && !grad_mode_enabled()) {
+    if (planned_ && n.twin && !grad_mode_enabled()) {
       const Tensor& x = std::get<Tensor>(args[0]);
       // Only `values` and `args` hold it, and no view shares its memory.
       bool fits = x.is_contiguous() && x.impl_ptr().use_count() <= 2 && x.storage().use_count() == 1;
@@ -111,7 +111,7 @@ std::vector<Tensor> Graph::run(const std::vector<Tensor>& inputs) const {
         const std::vector<TensorSpec> spec = infer_op(op, args);
         fits = spec.size() == 1 && spec[0].shape == x.shape() && spec[0].dtype == x.dtype();
       }
-      if (fits) run_op = &find_op(n.inplace_twin);
+      if (fits) run_op = n.twin;
     }
     std::vector<Tensor> outs;
     try {
@@ -265,6 +265,7 @@ void Graph::plan_memory() {
     Node& n = nodes_[k];
     n.release.clear();
     n.inplace_twin.clear();
+    n.twin = nullptr;
     auto dies_here = [&](int64_t id) { return id >= first_intermediate && last_use[static_cast<size_t>(id)] == static_cast<int64_t>(k); };
     std::set<int64_t> released;
     for (const Arg& a : n.args) {
@@ -281,7 +282,10 @@ void Graph::plan_memory() {
         dies_here(n.args[0].ref)) {
       const OpSchema* twin = find_op_if(n.op_name + "_");
       const OpSchema* op = find_op_if(n.op_name);
-      if (twin && op && twin->inplace_input(0) == 0 && twin->arg_kinds == op->arg_kinds) n.inplace_twin = twin->name;
+      if (twin && op && twin->inplace_input(0) == 0 && twin->arg_kinds == op->arg_kinds) {
+        n.inplace_twin = twin->name;
+        n.twin = twin;
+      }
     }
   }
   planned_ = true;

@@ -334,9 +334,9 @@ Graph load(const std::string& path) {
   for (int64_t o : g.outputs_) check_ref(o, g.nodes_.size());
   resolve_libraries(path, g.libraries_, g.nodes_);
   if (const IoValue* planned = root.find("memory_planned"); planned && planned->as_bool()) plan_after_load = true;
-  for (const Node& n : g.nodes_)
-    if (!n.is_guard())
-      SAMPAN_CHECK(find_op_if(n.op_name), IOError, "graph '", path, "' uses op '", n.op_name, "' (library '", n.library,
+  for (Node& n : g.nodes_)
+    if (!n.is_guard() && (n.op = find_op_if(n.op_name)) == nullptr)
+      SAMPAN_THROW(IOError, "graph '", path, "' uses op '", n.op_name, "' (library '", n.library,
                    "'), which this process has not registered",
                    n.library == "sampan" ? ": it links no sampan module providing it" : "");
   if (plan_after_load) g.plan_memory();  // the plan is derived from the nodes, not stored

@@ -80,6 +80,7 @@ int64_t Tracer::id_of(const Tensor& t) {
 
 void Tracer::record(const OpSchema& op, const Values& args, const std::vector<Tensor>& outs) {
   Node n;
+  n.op = &op;
   n.op_name = op.name;
   n.library = op.library;
   n.args.reserve(args.size());
