@@ -82,6 +82,9 @@ void init_deepmd_model(py::module_& m) {
       .def("parameter_names", &DeepPot::parameter_names)
       .def("validate", &DeepPot::validate)
       .def("describe", &DeepPot::describe)
+      .def("energy", &DeepPot::energy, py::arg("positions"), py::arg("types"), py::arg("box"),
+           "The total energy of positions [N, 3], types [N] int64, box [3, 3] (zeros: open) with every step an "
+           "op (the neighbour search too): what sp.jit.trace records as a graph that runs at any atom count.")
       .def("extend", [](const DeepPot& p, const std::vector<double>& coord, const std::vector<int64_t>& types,
                         const std::optional<std::vector<double>>& cell) {
              SAMPAN_CHECK(coord.size() == types.size() * 3, ValueError, "DeepPot.extend: ", coord.size(),

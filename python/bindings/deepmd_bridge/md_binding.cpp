@@ -6,6 +6,7 @@
 
 #include "bindings.h"
 #include "sampan/deepmd/deep_pot.h"
+#include "sampan/deepmd/md/graph_potential.h"
 #include "sampan/deepmd/md/lennard_jones.h"
 #include "sampan/deepmd/md/simulation.h"
 #include "sampan/deepmd/neighbor_list.h"
@@ -177,6 +178,22 @@ void init_deepmd_md(py::module_& root) {
   m.def("deeppot_as_potential", [](DeepPot& model) -> std::unique_ptr<Potential> {
     return std::make_unique<ForwardingPotential>(&model);
   }, py::arg("model"), py::keep_alive<0, 1>());
+
+  // A traced energy graph (sampan.jit) as a Potential: the replay and its gradients in C++.
+  py::class_<md::GraphPotential, Potential>(m, "GraphPotential")
+      .def(py::init([](const jit::Graph& graph, double cutoff, const std::vector<std::string>& type_map,
+                       const std::string& source) { return md::GraphPotential(graph, cutoff, type_map, source); }),
+           py::arg("graph"), py::arg("cutoff") = 0.0, py::arg("type_map") = std::vector<std::string>{},
+           py::arg("source") = "traced graph")
+      .def_static("load", [](const std::string& path) {
+        py::gil_scoped_release no_gil;
+        return md::GraphPotential::load(path);
+      }, py::arg("path"))
+      .def_static("is_graph_file", &md::GraphPotential::is_graph_file, py::arg("path"))
+      .def("save", &md::GraphPotential::save, py::arg("path"), py::arg("embed_libraries") = false)
+      .def("set_cutoff", &md::GraphPotential::set_cutoff, py::arg("cutoff"))
+      .def_property("type_map", &md::GraphPotential::type_map, &md::GraphPotential::set_type_map)
+      .def_property_readonly("graph", &md::GraphPotential::graph, py::return_value_policy::copy);
 
   py::class_<md::State>(m, "State")
       .def(py::init([](const std::vector<double>& positions, const std::vector<int>& types,

@@ -18,13 +18,22 @@ Example::
 Potentials: ``LennardJones`` (C++), ``LjOpPotential`` (the op ``sp.ops.deepmd.lj_energy`` with
 autograd forces), the DeePMD model once frozen, or any subclass of ``Potential`` written in
 Python (define ``compute(positions, types, box) -> (energy, forces, virial or None)``,
-``cutoff()`` and ``ntypes()``).
+``cutoff()`` and ``ntypes()``). An energy function ``energy(positions, types, box)`` written with
+ops runs eagerly as ``FunctionPotential`` or, traced (``trace_potential``, ``sp.jit.trace``), as a
+graph replayed in C++ with no Python (``GraphPotential``; a graph file's path works too)::
+
+    graph = md.trace_potential(energy, positions, types, box)   # any atom count on replay
+    graph.save("traced.h5")
+    md.run(state, "traced.h5", md.VelocityVerlet(2.0), steps=100)
 """
+import os
 import sys
 
 import numpy as np
 
 from .. import _C
+from ..jit import TracedGraph
+from ..jit import trace as jit_trace
 
 _md = _C.deepmd_md
 
@@ -34,7 +43,11 @@ NoseHooverChain = _md.NoseHooverChain
 Langevin = _md.Langevin
 Berendsen = _md.Berendsen
 
+GraphPotential = _md.GraphPotential
+
 __all__ = ["Box", "box", "neighbor_list", "Potential", "LennardJones", "LjOpPotential", "load_deeppot", "State",
+           "GraphPotential", "graph_potential", "load_potential", "save_potential", "trace_potential",
+           "FunctionPotential", "box_tensor", "is_graph_file",
            "VelocityVerlet", "NoseHooverChain", "Langevin", "Berendsen", "run", "read_h5md",
            "h5md_to_extxyz", "radial_distribution", "evaluate"]
 
@@ -103,9 +116,14 @@ class Potential(_md.Potential):
 
 
 def _as_potential(potential):
-    """Any potential the engine accepts: md potentials, and DeepPot models of sampan.deepmd."""
+    """Any potential the engine accepts: md potentials, DeepPot models of sampan.deepmd, traced
+    graphs (sampan.jit.TracedGraph) and paths of graph or model files."""
     if isinstance(potential, _md.Potential):
         return potential
+    if isinstance(potential, TracedGraph):
+        return graph_potential(potential)
+    if isinstance(potential, (str, os.PathLike)):
+        return load_potential(potential)
     deep_pot = getattr(_C, "DeepPot", None)
     if deep_pot is not None and isinstance(potential, deep_pot):
         return _md.deeppot_as_potential(potential)
@@ -113,7 +131,8 @@ def _as_potential(potential):
     if inner is not None and deep_pot is not None and isinstance(inner, deep_pot):
         return _md.deeppot_as_potential(inner)
     raise TypeError(f"not a potential: {type(potential).__name__} (use md.LennardJones, md.load_deeppot, a "
-                    "DeepPot, or subclass md.Potential)")
+                    "DeepPot, a traced graph (md.trace_potential), a graph or model file's path, or subclass "
+                    "md.Potential)")
 
 
 def _evaluate(potential, positions, types, box):
@@ -147,6 +166,109 @@ def load_deeppot(path):
     """The DeePMD model (se_e2_a) as a potential for MD: DeePMD-kit's backend-neutral YAML
     serialization (``.yaml``) or a model file written by sampan (``sampan deepmd freeze``)."""
     return _md.load_deeppot(str(path))
+
+
+def is_graph_file(path):
+    """True when ``path`` is a sampan graph file (top-level key format = "sampan-graph")."""
+    return bool(os.path.isfile(str(path)) and GraphPotential.is_graph_file(str(path)))
+
+
+def load_potential(path):
+    """A potential from a file: a sampan graph file (a traced energy, detected by its format key)
+    as a ``GraphPotential``, else the DeePMD model (``load_deeppot``)."""
+    path = str(path)
+    if is_graph_file(path):
+        return GraphPotential.load(path)
+    return load_deeppot(path)
+
+
+def graph_potential(graph, cutoff=None, type_map=None):
+    """A traced energy graph (``sp.jit.TracedGraph``, or a graph file's path) as a potential: its
+    replay and ``sp.grad`` through it in C++ (forces -dE/dpositions, virial from the positions'
+    and the box's gradients). The graph takes (positions float64 [N, 3], types int64 [N], box
+    float64 [3, 3]) and returns the energy; a graph with other inputs is refused naming them.
+    ``cutoff`` (Å) and ``type_map`` are optional metadata (LAMMPS's ghost shell, type names)."""
+    if isinstance(graph, (str, os.PathLike)):
+        pot = GraphPotential.load(str(graph))
+    elif isinstance(graph, TracedGraph):
+        pot = GraphPotential(graph._graph, 0.0, [], "traced graph")
+    else:
+        raise TypeError(f"graph_potential: expected a sampan.jit.TracedGraph or a graph file's path, got "
+                        f"{type(graph).__name__}")
+    if cutoff is not None:
+        pot.set_cutoff(float(cutoff))
+    if type_map is not None:
+        pot.type_map = [str(t) for t in type_map]
+    return pot
+
+
+def save_potential(graph, path, cutoff=None, type_map=None, embed_libraries=False):
+    """Writes a traced energy graph as a graph file with the potential's metadata (cutoff in Å,
+    type names): what ``sampan deepmd md -m`` and ``pair_style sampan/deepmd FILE`` read."""
+    graph_potential(graph, cutoff, type_map).save(str(path), bool(embed_libraries))
+
+
+def box_tensor(box):
+    """The box as an energy function's input: a [3, 3] float64 tensor of lattice vectors (rows),
+    all zeros for open boundaries (an md.Box, None, three lengths or a 3x3 matrix)."""
+    import sampan as sp
+    if box is None:
+        return sp.zeros([3, 3], dtype=sp.float64)
+    if isinstance(box, Box):
+        if not any(box.periodic):
+            return sp.zeros([3, 3], dtype=sp.float64)
+        if not all(box.periodic):
+            raise NotImplementedError("box_tensor: mixed periodic/open boundaries have no [3, 3] cell form")
+        return sp.tensor(np.asarray(box.cell, dtype=np.float64).reshape(3, 3))
+    cell = np.asarray(box, dtype=np.float64)
+    return sp.tensor(np.diag(cell) if cell.shape == (3,) else cell.reshape(3, 3))
+
+
+def trace_potential(energy, positions, types, box):
+    """Traces ``energy(positions, types, box)`` (a function or a DeepPot's ``energy``, written with
+    ops; the neighbour search as the ops ``sp.ops.deepmd.pair_list`` / ``extended_system``) into a
+    graph with inputs named positions, types, box and the atom count symbolic ("atoms"), so the
+    graph replays at any system size. ``positions`` [N, 3], ``types`` [N], ``box`` as for
+    ``box_tensor``; returns the ``sp.jit.TracedGraph``."""
+    import sampan as sp
+    pos = sp.tensor(_positions(positions))
+    typ = sp.tensor(np.asarray(types, dtype=np.int64).ravel())
+    dims = {"positions": {0: "atoms"}, "types": {0: "atoms"}}
+    return jit_trace(energy, (pos, typ, box_tensor(box)), dynamic_dims=dims,
+                      input_names=["positions", "types", "box"])
+
+
+class FunctionPotential(Potential):
+    """An energy function ``energy(positions, types, box)`` of tensors run eagerly, forces and virial
+    by ``sp.grad`` as ``GraphPotential`` computes them from its trace: the eager twin of a traced
+    potential (Python per step)."""
+
+    def __init__(self, energy, cutoff=0.0, ntypes=0):
+        super().__init__()
+        self.energy = energy
+        self._cutoff = float(cutoff)
+        self._ntypes = int(ntypes)
+
+    def cutoff(self):
+        return self._cutoff
+
+    def ntypes(self):
+        return self._ntypes
+
+    def describe(self):
+        return f"function {getattr(self.energy, '__name__', type(self.energy).__name__)}"
+
+    def compute(self, positions, types, box):
+        import sampan as sp
+        x = np.array(positions, dtype=np.float64)
+        pos = sp.tensor(x, requires_grad=True)
+        cell = box_tensor(box).requires_grad_()
+        e = self.energy(pos, sp.tensor(np.asarray(types, dtype=np.int64)), cell)
+        g_pos, g_cell = sp.grad(e, [pos, cell], allow_unused=True)
+        g_pos = np.zeros_like(x) if g_pos is None else g_pos.numpy()
+        g_cell = np.zeros((3, 3)) if g_cell is None else g_cell.numpy()
+        h = box_tensor(box).numpy()
+        return float(e.item()), -g_pos, -(g_pos.T @ x + g_cell.T @ h)
 
 
 def evaluate(potential, positions, types, box):

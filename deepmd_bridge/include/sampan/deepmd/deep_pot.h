@@ -102,6 +102,15 @@ class DeepPot : public Potential {
   Tensor atomic_energy(const Tensor& em, const Tensor& centre_types, Tensor* descriptor = nullptr,
                        Tensor* fit_last = nullptr, const Tensor& nlist = Tensor()) const;
 
+  /// The total energy (0-d, eV) of positions [N, 3] float64, types [N] int64 and box [3, 3]
+  /// float64 (lattice vectors as rows; all zeros for open boundaries), every step a registered
+  /// op and no attribute depending on N: the neighbour search is the op deepmd::extended_system,
+  /// the extended coordinates are positions[mapping] + images . box (so gradients reach the
+  /// positions and the box), and the per-type nets run on every centre, selected by 0/1 masks of
+  /// the types. What sp.jit.trace records as a graph that replays at any atom count; its
+  /// gradients are DeepPot's forces and virial (equal to evaluate() to rounding).
+  Tensor energy(const Tensor& positions, const Tensor& types, const Tensor& box) const;
+
   // Potential
   void compute(const double* positions, const int* types, int64_t natoms, const Box& box, double* energy, double* forces,
                double* virial) override;
