@@ -11,6 +11,7 @@
 #include "force.h"
 #include "memory.h"
 #include "sampan/deepmd/deep_pot.h"
+#include "sampan/deepmd/md/graph_potential.h"
 #include "sampan/deepmd/md/lennard_jones.h"
 #include "sampan/error.h"
 #include "utils.h"
@@ -48,16 +49,40 @@ void PairSampan::allocate() {
 void PairSampan::settings(int narg, char** arg) {
   potential_.reset();
   model_path_.clear();
-  if (narg == 2 && std::strcmp(arg[0], "model") == 0) {
-    model_path_ = arg[1];
+  // 'model FILE [cutoff RC]' or 'FILE [cutoff RC]': a DeePMD model, or a traced energy graph
+  // (sampan.jit graph file, detected by its format key).
+  const bool model_keyword = narg >= 2 && std::strcmp(arg[0], "model") == 0;
+  const bool bare_file = narg >= 1 && std::strcmp(arg[0], "lj") != 0 && std::strcmp(arg[0], "model") != 0;
+  if (model_keyword || bare_file) {
+    const int first = model_keyword ? 1 : 0;
+    model_path_ = arg[first];
+    double cutoff = -1;
+    for (int k = first + 1; k < narg; k += 2) {
+      if (std::strcmp(arg[k], "cutoff") != 0 || k + 1 >= narg)
+        error->all(FLERR, "pair_style sampan/deepmd " + model_path_ + ": expected 'cutoff RC' after the file, got '" +
+                              std::string(arg[k]) + "'");
+      cutoff = utils::numeric(FLERR, arg[k + 1], false, lmp);
+    }
+    graph_ = false;
     try {
-      const bool yaml = model_path_.size() > 5 && (model_path_.substr(model_path_.size() - 5) == ".yaml" ||
-                                                   model_path_.substr(model_path_.size() - 4) == ".yml");
-      potential_ = std::make_unique<DeepPot>(yaml ? DeepPot::from_deepmd_yaml(model_path_) : DeepPot::load(model_path_));
+      if (md::GraphPotential::is_graph_file(model_path_)) {
+        auto graph = std::make_unique<md::GraphPotential>(md::GraphPotential::load(model_path_));
+        if (cutoff >= 0) graph->set_cutoff(cutoff);
+        graph_ = true;
+        potential_ = std::move(graph);
+      } else {
+        const bool yaml = model_path_.size() > 5 && (model_path_.substr(model_path_.size() - 5) == ".yaml" ||
+                                                     model_path_.substr(model_path_.size() - 4) == ".yml");
+        potential_ = std::make_unique<DeepPot>(yaml ? DeepPot::from_deepmd_yaml(model_path_) : DeepPot::load(model_path_));
+      }
     } catch (const std::exception& e) {
       error->all(FLERR, std::string("pair_style sampan/deepmd model: ") + e.what());
     }
     rcut_ = potential_->cutoff();
+    if (rcut_ <= 0)
+      error->all(FLERR, "pair_style sampan/deepmd " + model_path_ +
+                            ": the graph file names no cutoff (save it with sampan.deepmd.md.save_potential(..., "
+                            "cutoff=RC)) and none was given: add 'cutoff RC' (Å)");
     one_coeff = 1;
     return;
   }
@@ -80,12 +105,29 @@ void PairSampan::coeff(int narg, char** arg) {
   if (!allocated) allocate();
   const int n = atom->ntypes;
   if (!model_path_.empty()) {
-    // pair_coeff * * NAME1 NAME2 ...: the model type of every LAMMPS type, by name.
-    if (narg != 2 + n || std::strcmp(arg[0], "*") != 0 || std::strcmp(arg[1], "*") != 0)
-      error->all(FLERR, "pair_coeff sampan/deepmd model: expected '* *' and one type name per LAMMPS type (" +
-                            std::to_string(n) + ")");
-    const auto& names = static_cast<DeepPot*>(potential_.get())->config.type_map;
+    // pair_coeff * * NAME1 NAME2 ...: the model type of every LAMMPS type, by name. A traced
+    // graph without type names: '* *' alone (LAMMPS type i is graph type i - 1) or one 0-based
+    // graph type per LAMMPS type.
+    const std::vector<std::string>& names = graph_ ? static_cast<md::GraphPotential*>(potential_.get())->type_map()
+                                                   : static_cast<DeepPot*>(potential_.get())->config.type_map;
+    const bool graph_by_index = graph_ && names.empty();
+    if (std::strcmp(arg[0], "*") != 0 || std::strcmp(arg[1], "*") != 0 ||
+        (narg != 2 + n && !(graph_by_index && narg == 2)))
+      error->all(FLERR, "pair_coeff sampan/deepmd model: expected '* *' and one type " +
+                            std::string(graph_by_index ? "index (0-based; or none: LAMMPS type i is graph type i - 1)"
+                                                       : "name") +
+                            " per LAMMPS type (" + std::to_string(n) + ")");
     type_of_lammps_.assign(static_cast<size_t>(n + 1), -1);
+    if (graph_by_index) {
+      for (int i = 1; i <= n; ++i) {
+        type_of_lammps_[i] = narg == 2 ? i - 1 : utils::inumeric(FLERR, arg[1 + i], false, lmp);
+        if (type_of_lammps_[i] < 0)
+          error->all(FLERR, "pair_coeff sampan/deepmd model: graph type " + std::to_string(type_of_lammps_[i]) +
+                                " of LAMMPS type " + std::to_string(i) + " must be >= 0");
+        for (int j = i; j <= n; ++j) setflag[i][j] = 1;
+      }
+      return;
+    }
     for (int i = 1; i <= n; ++i) {
       for (size_t k = 0; k < names.size(); ++k)
         if (names[k] == arg[1 + i]) type_of_lammps_[i] = static_cast<int>(k);

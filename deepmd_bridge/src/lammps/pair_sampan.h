@@ -7,6 +7,10 @@
 //   pair_style sampan/deepmd model FILE   (DeePMD-kit YAML serialization, or a sampan model file)
 //   pair_coeff * * O H                    (the model's type name of each LAMMPS type)
 //
+//   pair_style sampan/deepmd [model] traced.h5 [cutoff RC]   (a traced energy graph, sampan.jit)
+//   pair_coeff * * [O H | 0 1]            (type names when the file has them, else 0-based graph
+//                                          types, else nothing: LAMMPS type i is graph type i - 1)
+//
 // Each step the owned and ghost atoms of the rank go to Potential::compute_local as points in open
 // space: the energy of the owned atoms and the forces on all of them come back; LAMMPS adds ghost
 // forces to their owners (newton pair on, required) and sums energies over ranks. The virial is
@@ -43,6 +47,7 @@ class PairSampan : public LAMMPS_NS::Pair {
   double rcut_ = 0;
   bool shift_ = false;
   std::string model_path_;            // model mode when not empty
+  bool graph_ = false;                // model mode with a traced energy graph (md::GraphPotential)
   std::vector<int> type_of_lammps_;   // model mode: [ntypes + 1], LAMMPS type -> model type
   bool whole_system_ = false;         // the potential has no compute_local: use compute()
   std::vector<double> eps_, sigma_;  // [ntypes, ntypes], 0-based

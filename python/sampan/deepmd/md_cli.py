@@ -19,7 +19,9 @@ ATOMIC_MASSES = {"H": 1.008, "He": 4.0026, "Li": 6.94, "C": 12.011, "N": 14.007,
 
 def add_md_command(sub):
     p = sub.add_parser("md", help="run MD with a model from one frame of a DeePMD system (NVE, NVT, ...)")
-    p.add_argument("-m", "--model", required=True, help="a frozen model (.h5) or a DeePMD-kit YAML model")
+    p.add_argument("-m", "--model", required=True,
+                   help="a frozen model (.h5), a DeePMD-kit YAML model, or a traced energy graph file (sampan.jit: "
+                        "energy(positions, types, box), detected by its format key)")
     p.add_argument("-s", "--system", required=True, help="a DeePMD system folder (positions, box, types)")
     p.add_argument("--frame", type=int, default=0, help="the frame to start from (default 0)")
     p.add_argument("--steps", type=int, default=1000)
@@ -65,7 +67,11 @@ def run_md(args, out=None):
     system = load_system(args.system)
     if not 0 <= args.frame < system.nframes:
         raise SystemExit(f"sampan deepmd md: {args.system} has {system.nframes} frames, --frame {args.frame}")
-    potential = md.load_deeppot(args.model)
+    potential = md.load_potential(args.model)
+    names = list(getattr(potential, "type_map", []) or [])
+    if names and list(system.type_map[:len(names)]) != names[:len(system.type_map)]:
+        raise SystemExit(f"sampan deepmd md: {args.model} was traced for types {names}, but {args.system} has "
+                         f"types {list(system.type_map)}")
     box = md.box(None) if system.box is None else md.box(np.asarray(system.box[args.frame]))
     state = md.State(np.asarray(system.coord[args.frame]), np.asarray(system.atom_types),
                      _masses(system.type_map, args.mass), box)
