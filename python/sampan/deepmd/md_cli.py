@@ -3,7 +3,8 @@
     sampan deepmd md -m frozen_model.h5 -s data_3 --frame 0 --dt 0.5 --steps 20000 \\
         --ensemble nve -T 330 --thermo 200 --traj water.h5 --traj-every 20
 
-Initial velocities are drawn at -T (seeded); NVE reports the energy drift per atom per ps
+``-m`` may also be a traced energy graph file (``sampan.deepmd.md.trace_potential`` + ``save``;
+detected by its format key), replayed in C++. Initial velocities are drawn at -T (seeded); NVE reports the energy drift per atom per ps
 (least-squares slope of the total energy over the thermo records).
 """
 import sys
