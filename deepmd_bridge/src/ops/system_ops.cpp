@@ -14,7 +14,9 @@
 //                   cell, ghosts their periodic images: DeepPot's extended system)
 // Box: rows are the lattice vectors; an all-zero box means open boundaries. Sizes P and nall
 // depend on the data (-1 in the shape functions). Units: Å.
+#include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "ops/op_samples.h"
@@ -97,6 +99,11 @@ void extended_system_kernel(const Tensor& positions, const Tensor& types, const 
   const Cell cell = read_cell(box);
   ExtendedSystem ext =
       build_extended_system(x.data<double>(), t.data<int64_t>(), n, cell.periodic ? cell.h : nullptr, rcut, sel);
+  static std::atomic<bool> warned{false};
+  if (ext.any_overflow() && !warned.exchange(true))
+    std::fprintf(stderr, "sampan deepmd::extended_system warning: %s; neighbours beyond sel are dropped, so MD with this "
+                 "energy does not conserve it (increase sel; reported once per process)\n",
+                 ext.overflow_message(sel).c_str());
   mapping = as_int64(ext.mapping, {ext.nall});
   nlist = as_int64(ext.nlist, {ext.nloc, ext.nnei});
   images = zeros({ext.nall, 3}, DType::Float64);
