@@ -210,21 +210,29 @@ class EarlyStopping(Callback):
     f1, r2; else min). An improvement must beat the best value by more than ``min_delta``;
     ``baseline``, when given, is the value to beat at first. With ``save_best_model`` the
     network's weights at the best check are kept in ``best_state`` (and written to
-    ``save_dir/best_model.h5`` through Model.save when save_dir is given). ``stopped_epoch`` is
-    the epoch (from 0) after which training stopped, or None."""
+    ``save_dir/best_model.h5`` through Model.save when save_dir is given), and with
+    ``restore_best_weights`` loaded back into the network when training ends (stopped or not).
+    ``patience=None`` never stops: the callback then only keeps the best check. ``best_epoch``
+    is the epoch (from 0) of the best check, ``stopped_epoch`` the epoch (from 0) after which
+    training stopped, or None."""
 
     def __init__(self, monitor="loss", mode="auto", patience=0, min_delta=0, baseline=None, save_best_model=True,
-                 save_dir=None):
+                 save_dir=None, restore_best_weights=False):
         super().__init__()
         if not isinstance(monitor, str):
             raise TypeError(f"EarlyStopping: monitor must be a log name (str), got {type(monitor).__name__}")
         if mode not in ("auto", "min", "max"):
             raise ValueError(f"EarlyStopping: mode must be 'auto', 'min' or 'max', got {mode!r}")
-        if isinstance(patience, bool) or not isinstance(patience, numbers.Integral) or patience < 0:
-            raise ValueError(f"EarlyStopping: patience must be an int >= 0, got {patience!r}")
+        if patience is not None and (isinstance(patience, bool) or not isinstance(patience, numbers.Integral)
+                                     or patience < 0):
+            raise ValueError(f"EarlyStopping: patience must be None or an int >= 0, got {patience!r}")
+        if restore_best_weights and not save_best_model:
+            raise ValueError("EarlyStopping: restore_best_weights needs save_best_model=True")
         if mode == "auto":
             mode = "max" if any(word in monitor.lower() for word in _HIGHER_IS_BETTER) else "min"
-        self.monitor, self.mode, self.patience = monitor, mode, int(patience)
+        self.monitor, self.mode = monitor, mode
+        self.patience = None if patience is None else int(patience)
+        self.restore_best_weights = bool(restore_best_weights)
         self.min_delta = abs(float(min_delta))
         self.baseline = None if baseline is None else float(baseline)
         self.save_best_model, self.save_dir = bool(save_best_model), save_dir
@@ -273,9 +281,13 @@ class EarlyStopping(Callback):
                     self.model.save(os.path.join(os.fspath(self.save_dir), "best_model.h5"))
         else:
             self.wait += 1
-        if self.wait > self.patience:
+        if self.patience is not None and self.wait > self.patience:
             self.stopped_epoch = self.epoch
             self.model.stop_training = True
+
+    def on_train_end(self, logs=None):
+        if self.restore_best_weights and self.best_state is not None:
+            self.model.network.load_state_dict(self.best_state)
 
     def state_dict(self):
         state = {"wait": self.wait, "best_value": self.best_value, "epoch": self.epoch,

@@ -378,3 +378,117 @@ def test_data_parallel_fit_under_mpirun(tmp_path):
     assert sorted(re.findall(r"OK(\d)", r.stdout)) == ["0", "1"], r.stdout  # lines may arrive joined
     lines = (tmp_path / "log.csv").read_text().splitlines()
     assert len(lines) == 5  # one writer: a header and 4 epochs
+
+
+# ---- hooks for batches of any kind (what helix's training runs on) --------------------------------
+
+class _Pair:
+    """A batch object that is not a tuple: the model reads x, the loss reads y and a weight."""
+
+    def __init__(self, x, y):
+        self.x, self.y = sp.tensor(x), sp.tensor(y)
+
+
+class _PairNet(sp.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = sp.nn.Linear(3, 1, dtype=sp.float64)
+
+    def forward(self, batch):
+        return self.linear(batch.x)
+
+
+class _Batches:
+    def __init__(self, batches):
+        self.batches, self.epochs = batches, 0
+
+    def __iter__(self):
+        self.epochs += 1
+        return iter(self.batches)
+
+    def __len__(self):
+        return len(self.batches)
+
+
+def _pair_batches(n=8):
+    x, y = regression_data(16 * n)
+    return [_Pair(x[i:i + 16], y[i:i + 16]) for i in range(0, 16 * n, 16)]
+
+
+def _pair_model(seed=1):
+    sp.manual_seed(seed)
+    model = sp.Model(_PairNet(), split_batch=lambda b: ([b], [b]))
+    model.prepare(sp.optim.SGD(model.parameters(), lr=0.05), lambda out, batch: F.mse_loss(out, batch.y))
+    return model
+
+
+def test_split_batch_skip_batch_and_max_batches_on_an_iterable_of_batch_objects():
+    batches = _pair_batches()
+    model = _pair_model()
+    seen = []
+
+    class Seen(sp.callbacks.Callback):
+        def on_train_batch_end(self, step, logs=None):
+            seen.append((step, "loss" in logs, logs.get("skipped")))
+
+    loader = _Batches(batches)
+    skip = {id(batches[1])}
+    history = model.fit(loader, epochs=2, verbose=0, max_batches=5, skip_batch=lambda b: id(b) in skip,
+                        callbacks=[Seen()])
+    assert loader.epochs == 2 and model.step == 8  # 5 batches an epoch, one skipped
+    assert seen[:5] == [(0, True, None), (1, False, 1.0), (2, True, None), (3, True, None), (4, True, None)]
+    # By hand: the same SGD steps on batches 0, 2, 3, 4 twice; the epoch's loss is the mean over steps
+    # (a batch object holds no array field that counts samples).
+    sp.manual_seed(1)
+    net = _PairNet()
+    opt = sp.optim.SGD(net.parameters(), lr=0.05)
+    for _ in range(2):
+        losses = []
+        for b in (batches[0], batches[2], batches[3], batches[4]):
+            opt.zero_grad()
+            loss = F.mse_loss(net(b), b.y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+    np.testing.assert_array_equal(net.linear.weight.numpy(), model.network.linear.weight.numpy())
+    assert history[-1]["loss"] == sum(losses) / 4
+    # A loss of None skips the step too.
+    model = _pair_model()
+    model.prepare(model.optimizer, lambda out, batch: None if batch is batches[0] else F.mse_loss(out, batch.y))
+    model.fit(_Batches(batches[:3]), epochs=1, verbose=0)
+    assert model.step == 2
+    with pytest.raises(ValueError, match="either split_batch or inputs"):
+        sp.Model(_PairNet(), inputs=1, split_batch=lambda b: ([b], [b]))
+
+
+def test_checkpoint_state_with_own_fields_resumes_bit_for_bit(tmp_path):
+    batches = _pair_batches()
+
+    def run(stop=None, resume=None):
+        model = _pair_model(seed=2 if resume else 1)
+        best = sp.callbacks.EarlyStopping(monitor="loss", patience=None, restore_best_weights=True)
+        if resume is not None:
+            saved = sp.load(str(resume))
+            assert saved["kind"] == "mine" and saved["note"] == "kept"
+            model.load_checkpoint_state(saved)
+
+        class Save(sp.callbacks.Callback):
+            def on_epoch_end(self, epoch, logs=None):
+                if epoch + 1 == stop:
+                    sp.save(dict(self.model.checkpoint_state(), kind="mine", note="kept"), str(tmp_path / "c.h5"))
+                    self.model.stop_training = True
+
+        history = model.fit(_Batches(batches), eval_data=_Batches(batches[:2]), epochs=6, verbose=0,
+                            callbacks=[best, Save()])
+        return model, best, history
+
+    whole, best, _ = run()
+    assert best.best_epoch is not None and best.stopped_epoch is None  # patience=None: never stops
+    run(stop=3)
+    resumed, best_resumed, history = run(resume=tmp_path / "c.h5")
+    assert len(history) == 3 and best_resumed.best_epoch == best.best_epoch
+    for k, v in whole.network.state_dict().items():  # the best check's weights, restored at the end
+        np.testing.assert_array_equal(resumed.network.state_dict()[k].numpy(), v.numpy())
+        np.testing.assert_array_equal(best.best_state[k].numpy(), v.numpy())
+    with pytest.raises(ValueError, match="not a sampan.Model checkpoint state"):
+        whole.load_checkpoint_state({"kind": "mine"})
