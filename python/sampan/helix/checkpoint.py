@@ -1,12 +1,15 @@
 """Training checkpoints that let an interrupted fine-tuning or pretraining run continue exactly
 where it stopped (the same numbers as a run that was never interrupted).
 
-A checkpoint holds everything the next epoch reads: the model's weights and buffers (BatchNorm
-running statistics), the optimizer's state (Adam moments and step counts), the best-validation
-weights, epoch and score, the per-epoch history, and every random stream: sampan's default
-generator (dropout) and the NumPy generators that shuffle batches and pick masked atoms. It is
-one HDF5 file written through sampan.save, which writes a temp file and renames it, so a process
-killed while saving leaves the previous checkpoint intact.
+The training runs on sp.Model, and a checkpoint is sp.Model's checkpoint state (Model.checkpoint_state:
+the model's weights and buffers, BatchNorm running statistics included, the optimizer's state, epoch,
+every rank's sampan random stream (dropout), the loader's shuffling state and the callbacks' states:
+the best-validation weights, epoch and score, the per-epoch history) with helix's fields beside it
+(the settings a resumed run must match, the seconds, the NumPy streams that pick masked atoms),
+under the kind below. It is one HDF5 file written through sampan.save, which writes a temp file
+and renames it, so a process killed while saving leaves the previous checkpoint intact.
+Checkpoints of the loops before sp.Model (fields model, sampan_rng, loader_rng) are converted on
+load (upgraded).
 """
 import json
 import os
@@ -25,24 +28,12 @@ def set_numpy_rng_state(rng, state):
     rng.bit_generator.state = json.loads(state)
 
 
-def sampan_rng_state():
-    """The default generator's (seed, offset) as decimal strings (uint64 values)."""
-    seed, offset = sampan.default_generator.get_state()
-    return [str(seed), str(offset)]
 
 
-def set_sampan_rng_state(state):
-    sampan.default_generator.set_state((int(state[0]), int(state[1])))
 
 
-def loader_rng_state(loader):
-    """The shuffling state of a loader that has one (sampan.helix.data.DataLoader), else None."""
-    return loader.rng_state() if hasattr(loader, "rng_state") else None
 
 
-def set_loader_rng_state(loader, state):
-    if state is not None and hasattr(loader, "set_rng_state"):
-        loader.set_rng_state(state)
 
 
 def save_checkpoint(path, payload):
@@ -60,13 +51,38 @@ def load_checkpoint(path, what):
     return payload
 
 
-def restore_training(payload, model, optimizer, history_keys):
-    """Puts the model, the optimizer and sampan's random stream back as saved; returns the
-    history lists (one per key). Shared by fine-tuning and pretraining."""
-    model.load_state_dict(payload["model"])
-    optimizer.load_state_dict(payload["optimizer"])
-    set_sampan_rng_state(payload["sampan_rng"])
-    return {k: [float(v) for v in payload["history"][k]] for k in history_keys}
+def save_training(path, trainer, fields):
+    """The checkpoint of an sp.Model run (trainer.checkpoint_state(): weights, optimizer, epoch,
+    random streams, loader, callbacks) with `fields` beside it, under this module's kind; every
+    rank calls it (the streams are gathered), the process that writes checkpoints writes."""
+    payload = dict(trainer.checkpoint_state(), **fields)
+    if trainer.writes_checkpoints():
+        save_checkpoint(path, payload)
+
+
+def upgraded(saved, callback_states):
+    """A checkpoint in the layout of sp.Model's checkpoint state: as it is when it has one; one
+    written before helix trained on sp.Model (fields model, sampan_rng, loader_rng, rank_streams)
+    converted, its callbacks' states from callback_states(saved)."""
+    if "network" in saved:
+        return saved
+    if "model" not in saved or "sampan_rng" not in saved:
+        raise ValueError("not a resumable sampan.helix training checkpoint (no weights or random streams); "
+                         "delete it to restart")
+    streams = [json.loads(r)["sampan_rng"] for r in saved["rank_streams"]] if "rank_streams" in saved \
+        else [saved["sampan_rng"]]
+    rng = [f"{int(s[0])} {int(s[1])}" for s in streams]
+    out = dict(saved, network=saved["model"], step=0, rng=rng, world_size=len(rng), loader_seed=-1,
+               loader={"rng": saved["loader_rng"]} if "loader_rng" in saved else None,
+               callbacks=callback_states(saved))
+    return out
+
+
+def history_lists(saved, keys):
+    """The history lists of a checkpoint as Python floats."""
+    return {k: [float(v) for v in saved[k]] for k in keys}
+
+
 
 
 def check_matches(payload, path, **expected):

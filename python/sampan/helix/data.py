@@ -315,6 +315,13 @@ class DataLoader:
     def set_rng_state(self, state):
         self._rng.bit_generator.state = json.loads(state) if isinstance(state, str) else state
 
+    def state_dict(self):
+        """The shuffling state as sp.Model checkpoints take a loader's ({"rng": rng_state()})."""
+        return {"rng": self.rng_state()}
+
+    def load_state_dict(self, state):
+        self.set_rng_state(state["rng"])
+
     def __iter__(self):
         return self.shard(0, 1)
 

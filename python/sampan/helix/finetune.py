@@ -8,6 +8,7 @@ initialization, dropout and batch order, not the split) give mean +- std.
 Loaders are any re-iterable sources of batches with the fields of sampan.helix.data.GraphBatch
 (x, edge_index, edge_attr, batch, num_graphs, y, y_mask); sampan.helix.data.DataLoader is one.
 """
+import functools
 import json
 import math
 import os
@@ -17,10 +18,13 @@ import numpy as np
 
 import sampan
 from sampan.nn import functional as F
+from ..callbacks import Callback, EarlyStopping
+from ..hapi.model import Model
+from . import checkpoint as ckpt
 from . import metrics as metric_functions
 from .model_io import check_encoder_fits, load_encoder_payload, load_model, save_model  # noqa: F401
-from .models import GraphModel, as_numpy, as_tensor
-from .progress import progress_bar
+from .models import GraphModel, as_tensor
+from .progress import EpochProgress
 
 CLASSIFICATION_METRICS = ("roc_auc", "average_precision")
 
@@ -40,50 +44,122 @@ def masked_loss(output, batch, classification):
     return (diff * diff).sum() / sampan.clamp(present.to(output.dtype).sum(), 1.0, math.nan)
 
 
+def whole_batch(batch):
+    """sp.Model's split of a graph batch: the network takes the batch, the loss (output, batch)."""
+    return [batch], [batch]
+
+
+def too_small(batch):
+    """A batch with fewer than two atoms gives no step (BatchNorm needs two values per channel in
+    training)."""
+    return batch.x.shape[0] < 2
+
+
+def as_loader(source):
+    """A list or tuple of ready batches as a loader for sp.Model (which batches lists of samples)."""
+    return _Batches(source) if isinstance(source, (list, tuple)) else source
+
+
+class _Batches:
+    def __init__(self, batches):
+        self.batches = batches
+
+    def __iter__(self):
+        return iter(self.batches)
+
+    def __len__(self):
+        return len(self.batches)
+
+
+def trainer(model, optimizer=None, classification=True, metric=None):
+    """An sp.Model over a graph model: batches go whole to it, the loss is masked_loss, and
+    `metric` (a name of helix.metrics.METRICS) is the evaluations' MaskedMetric."""
+    trained = Model(model, split_batch=whole_batch)
+    trained.prepare(optimizer, functools.partial(masked_loss, classification=classification),
+                    metrics=None if metric is None else metric_functions.MaskedMetric(metric), data_parallel=False)
+    return trained
+
+
 def train_epoch(model, loader, optimizer, classification=True, max_batches=None):
-    """One pass over `loader`; returns the mean training loss over its batches. A batch with fewer
-    than two atoms is skipped (BatchNorm needs two values per channel in training)."""
-    model.train()
-    total, count = 0.0, 0
-    for b, batch in enumerate(loader):
-        if max_batches is not None and b >= max_batches:
-            break
-        if batch.x.shape[0] < 2:
-            continue
-        optimizer.zero_grad()
-        loss = masked_loss(model(batch), batch, classification)
-        loss.backward()
-        optimizer.step()
-        total += loss.item()
-        count += 1
-    return total / max(count, 1)
+    """One pass over `loader` (an sp.Model fit of one epoch); returns the mean training loss over
+    its batches. A batch with fewer than two atoms is skipped."""
+    logs = trainer(model, optimizer, classification).fit(as_loader(loader), epochs=1, verbose=0,
+                                                         max_batches=max_batches, skip_batch=too_small)
+    loss = logs[0]["loss"]
+    return 0.0 if math.isnan(loss) else loss
 
 
 def predict(model, loader, classification=True):
     """(y_true, y_pred, y_mask) as NumPy arrays [G, T] over the whole loader, in eval mode; for
     classification y_pred holds probabilities (sigmoid of the logits)."""
+    collected = metric_functions.MaskedMetric("roc_auc" if classification else "rmse")
     model.eval()
-    trues, preds, masks = [], [], []
     with sampan.no_grad():
-        for batch in loader:
-            out = model(batch)
-            if classification:
-                out = sampan.sigmoid(out)
-            preds.append(out.numpy().astype(np.float64))
-            trues.append(as_numpy(batch.y).astype(np.float64))
-            masks.append(as_numpy(batch.y_mask).astype(bool))
-    if not preds:
-        raise ValueError("predict: the loader yielded no batches")
-    return np.concatenate(trues), np.concatenate(preds), np.concatenate(masks)
+        for batch in as_loader(loader):
+            collected.update(*collected.compute(model(batch), batch))
+    return collected.arrays()
 
 
 def evaluate(model, loader, metric="roc_auc"):
-    classification = is_classification(metric)
-    y_true, y_pred, mask = predict(model, loader, classification)
-    return metric_functions.METRICS[metric](y_true, y_pred, mask)
+    """The metric over the whole loader (sp.Model.evaluate with helix.metrics.MaskedMetric)."""
+    return trainer(model, classification=is_classification(metric), metric=metric).evaluate(as_loader(loader))[metric]
+
+
+class _FinetuneRecord(Callback):
+    """What finetune keeps besides sp.Model's own state: the history (train_loss, valid, test per
+    epoch), the seconds of training (earlier sessions included), the test evaluation after each
+    epoch, the checkpoint every `every` epochs and after the last, and the caller's on_epoch."""
+
+    def __init__(self, best, test_loader, metric, on_epoch, checkpoint, every, settings):
+        super().__init__()
+        self.best, self.test_loader, self.metric, self.on_epoch = best, test_loader, metric, on_epoch
+        self.checkpoint, self.every, self.settings = checkpoint, max(int(every), 1), settings
+        self.history = {"train_loss": [], "valid": [], "test": []}
+        self.seconds_before, self.start = 0.0, time.perf_counter()
+        self._resumed = False
+
+    def seconds(self):
+        return self.seconds_before + time.perf_counter() - self.start
+
+    def on_train_begin(self, logs=None):
+        if not self._resumed:
+            self.history = {"train_loss": [], "valid": [], "test": []}
+            self.seconds_before = 0.0
+        self._resumed = False
+        self.start = time.perf_counter()
+
+    def on_epoch_end(self, epoch, logs=None):
+        loss, valid = logs["loss"], logs[f"eval_{self.metric}"]
+        if math.isnan(loss):
+            loss = 0.0  # no step this epoch (every batch skipped), as before sp.Model
+        test = float("nan")
+        if self.test_loader is not None:
+            test = self.model.evaluate(self.test_loader)[self.metric]
+        self.history["train_loss"].append(loss)
+        self.history["valid"].append(valid)
+        self.history["test"].append(test)
+        epoch += 1  # from here 1-based, as the history and on_epoch count
+        if self.checkpoint is not None and (epoch % self.every == 0 or epoch == self.params["epochs"]):
+            ckpt.save_training(self.checkpoint, self.model, dict(self.settings, seconds=self.seconds(),
+                                                                  best_epoch=self.best_epoch()))
+        if self.on_epoch is not None:
+            self.on_epoch(epoch, {"train_loss": loss, "valid": valid, "test": test, "seconds": self.seconds()})
+
+    def best_epoch(self):
+        """The best-validation epoch, 1-based (0: none yet)."""
+        return 0 if self.best.best_epoch is None else self.best.best_epoch + 1
+
+    def state_dict(self):
+        return {"history": self.history, "seconds": self.seconds()}
+
+    def load_state_dict(self, state):
+        self.history = ckpt.history_lists(state["history"], ("train_loss", "valid", "test"))
+        self.seconds_before = float(state["seconds"])
+        self._resumed = True
 
 
 def _better(metric, new, old):
+    """The best-validation rule (EarlyStopping's in finetune): NaN never improves."""
     if math.isnan(new):
         return False
     if old is None or math.isnan(old):
@@ -91,70 +167,58 @@ def _better(metric, new, old):
     return new > old if metric_functions.HIGHER_IS_BETTER[metric] else new < old
 
 
+def _legacy_callbacks(saved):
+    """The callbacks' states of a checkpoint written before finetune ran on sp.Model."""
+    best_epoch = int(saved["best_epoch"])
+    best = {"wait": 0, "best_value": float(saved["best_valid"]), "epoch": int(saved["epoch"]) - 1,
+            "best_epoch": best_epoch - 1}
+    if best_epoch:
+        best["best_state"] = saved["best_state"]
+    else:
+        best["best_value"] = -math.inf if metric_functions.HIGHER_IS_BETTER[saved["metric"]] else math.inf
+    return {"EarlyStopping:0": best, "_FinetuneRecord:0": {"history": saved["history"], "seconds": saved["seconds"]}}
+
+
 def finetune(model, train_loader, valid_loader, test_loader=None, epochs=100, lr=1e-3, weight_decay=0.0,
              metric="roc_auc", progress=False, description="finetune", max_batches=None, on_epoch=None,
              checkpoint=None, checkpoint_every=5):
-    """Trains `model` for `epochs`, evaluating validation (and test) after each epoch; at the end
-    the model holds the weights of the best-validation epoch. Returns a dict with the history
-    (train_loss, valid, test per epoch), best_epoch (1-based), valid and test at that epoch and
-    the wall time. on_epoch(epoch, record) is called after each epoch (record: train_loss, valid,
-    test, and seconds of training so far, earlier sessions of a resumed run included).
+    """Trains `model` for `epochs` (on sp.Model), evaluating validation (and test) after each
+    epoch; at the end the model holds the weights of the best-validation epoch. Returns a dict
+    with the history (train_loss, valid, test per epoch), best_epoch (1-based), valid and test at
+    that epoch and the wall time. on_epoch(epoch, record) is called after each epoch (record:
+    train_loss, valid, test, and seconds of training so far, earlier sessions of a resumed run
+    included).
 
     checkpoint: a file path. Every `checkpoint_every` epochs (and after the last) the whole
-    training state is written there (sampan.helix.checkpoint); when the file exists at the
-    start, training continues from it, and the result equals that of an uninterrupted run."""
-    from . import checkpoint as ckpt
+    training state is written there (sampan.helix.checkpoint: sp.Model's checkpoint state with the
+    settings, under kind sampan.helix.TrainingCheckpoint); when the file exists at the start,
+    training continues from it, and the result equals that of an uninterrupted run."""
     _check_callback(on_epoch)
     classification = is_classification(metric)
     optimizer = sampan.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
-    history = {"train_loss": [], "valid": [], "test": []}
-    best_valid, best_state, best_epoch = None, None, 0
-    first_epoch, seconds_before = 1, 0.0
+    trained = trainer(model, optimizer, classification, metric)
     settings = dict(epochs=int(epochs), lr=float(lr), weight_decay=float(weight_decay), metric=metric)
     if checkpoint is not None and os.path.exists(checkpoint):
         saved = ckpt.load_checkpoint(checkpoint, "fine-tuning")
         ckpt.check_matches(saved, checkpoint, **settings)
-        history = ckpt.restore_training(saved, model, optimizer, history)
-        best_epoch = int(saved["best_epoch"])
-        if best_epoch:
-            best_valid = float(saved["best_valid"])
-            best_state = {k: v.clone() for k, v in saved["best_state"].items()}
-        ckpt.set_loader_rng_state(train_loader, saved.get("loader_rng"))
-        first_epoch, seconds_before = int(saved["epoch"]) + 1, float(saved["seconds"])
-    bar = progress_bar(range(first_epoch, epochs + 1), progress, description)
-    start = time.perf_counter()
-    for epoch in bar:
-        loss = train_epoch(model, train_loader, optimizer, classification, max_batches)
-        valid = evaluate(model, valid_loader, metric)
-        test = evaluate(model, test_loader, metric) if test_loader is not None else float("nan")
-        history["train_loss"].append(loss)
-        history["valid"].append(valid)
-        history["test"].append(test)
-        if _better(metric, valid, best_valid):
-            best_valid, best_epoch = valid, epoch
-            best_state = {k: v.clone() for k, v in model.state_dict().items()}
-        if hasattr(bar, "set_postfix"):
-            bar.set_postfix(loss=f"{loss:.4f}", valid=f"{valid:.4f}", best=f"{best_valid if best_valid is not None else float('nan'):.4f}")
-        if checkpoint is not None and (epoch % max(int(checkpoint_every), 1) == 0 or epoch == epochs):
-            payload = dict(settings, epoch=epoch, model=model.state_dict(), optimizer=optimizer.state_dict(),
-                           history=history, best_epoch=best_epoch,
-                           best_valid=float(best_valid) if best_valid is not None else float("nan"),
-                           sampan_rng=ckpt.sampan_rng_state(), seconds=seconds_before + time.perf_counter() - start)
-            if best_state is not None:
-                payload["best_state"] = best_state
-            loader_state = ckpt.loader_rng_state(train_loader)
-            if loader_state is not None:
-                payload["loader_rng"] = loader_state
-            ckpt.save_checkpoint(checkpoint, payload)
-        if on_epoch is not None:
-            on_epoch(epoch, {"train_loss": loss, "valid": valid, "test": test,
-                             "seconds": seconds_before + time.perf_counter() - start})
-    if best_state is not None:
-        model.load_state_dict(best_state)
+        trained.load_checkpoint_state(ckpt.upgraded(saved, _legacy_callbacks))
+    higher = metric_functions.HIGHER_IS_BETTER[metric]
+    best = EarlyStopping(monitor=metric, mode="max" if higher else "min", patience=None, restore_best_weights=True)
+    record = _FinetuneRecord(best, None if test_loader is None else as_loader(test_loader), metric, on_epoch,
+                             checkpoint, checkpoint_every, settings)
+
+    def postfix(logs):
+        return {"loss": f"{logs['loss']:.4f}", "valid": f"{logs[f'eval_{metric}']:.4f}",
+                "best": f"{best.best_value if best.best_epoch is not None else float('nan'):.4f}"}
+
+    bar = EpochProgress(progress, description, postfix)
+    trained.fit(as_loader(train_loader), eval_data=as_loader(valid_loader), epochs=epochs, verbose=0,
+                callbacks=[best, record, bar], max_batches=max_batches, skip_batch=too_small, train_metrics=False)
+    history, best_epoch = record.history, record.best_epoch()
     return {"metric": metric, "history": history, "best_epoch": best_epoch,
             "valid": history["valid"][best_epoch - 1] if best_epoch else float("nan"),
             "test": history["test"][best_epoch - 1] if best_epoch else float("nan"),
-            "seconds": seconds_before + time.perf_counter() - start}
+            "seconds": record.seconds()}
 
 
 def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1e-3, metric="roc_auc",
@@ -196,7 +260,6 @@ def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1
 def _run_seed(make_loaders, model_config, seed, epochs, lr, metric, encoder_state, progress, max_batches,
               checkpoint_dir, checkpoint_every, keep_model, on_epoch=None):
     """(result, model or None) of one seed, resumed or skipped when checkpoint_dir says so."""
-    from . import checkpoint as ckpt
     result_path = ckpt_path = None
     if checkpoint_dir is not None:
         result_path = os.path.join(checkpoint_dir, f"seed{seed}.json")

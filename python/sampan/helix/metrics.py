@@ -8,6 +8,9 @@ that a random positive scores above a random negative, ties counting one half.
 """
 import numpy as np
 
+from .._C import Tensor
+from ..metric import Metric
+
 
 def _as_2d(name, a):
     a = np.asarray(a.numpy() if hasattr(a, "numpy") else a)
@@ -117,3 +120,47 @@ def mae(y_true, y_pred, mask=None):
 
 METRICS = {"roc_auc": roc_auc, "average_precision": average_precision, "rmse": rmse, "mae": mae}
 HIGHER_IS_BETTER = {"roc_auc": True, "average_precision": True, "rmse": False, "mae": False}
+
+
+class MaskedMetric(Metric):
+    """One of METRICS as an sp.metric.Metric for sp.Model: ``compute(output, batch)`` takes a
+    graph model's output (logits for the classification metrics, turned into probabilities by a
+    sigmoid) and a batch with y and y_mask; ``accumulate()`` is the metric over every molecule
+    since reset (the concatenated batches). Named after the metric ("roc_auc") unless ``name``."""
+
+    def __init__(self, metric="roc_auc", name=None):
+        if metric not in METRICS:
+            raise ValueError(f"MaskedMetric: metric must be one of {sorted(METRICS)}, got {metric!r}")
+        self.metric, self._name = metric, name
+        self.classification = metric in ("roc_auc", "average_precision")
+        self.reset()
+
+    def reset(self):
+        self.trues, self.preds, self.masks = [], [], []
+
+    def compute(self, output, batch):
+        if self.classification:
+            output = output.sigmoid()
+        pred = output.numpy() if isinstance(output, Tensor) else np.asarray(output)
+        return (pred.astype(np.float64), _numpy(batch.y).astype(np.float64), _numpy(batch.y_mask).astype(bool))
+
+    def update(self, pred, y_true, mask):
+        self.preds.append(pred)
+        self.trues.append(y_true)
+        self.masks.append(mask)
+
+    def arrays(self):
+        """(y_true, y_pred, y_mask) over every batch since reset."""
+        if not self.preds:
+            raise ValueError("predict: the loader yielded no batches")
+        return np.concatenate(self.trues), np.concatenate(self.preds), np.concatenate(self.masks)
+
+    def accumulate(self):
+        return METRICS[self.metric](*self.arrays())
+
+    def name(self):
+        return self._name or self.metric
+
+
+def _numpy(a):
+    return a.numpy() if isinstance(a, Tensor) else np.asarray(a)

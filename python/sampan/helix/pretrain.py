@@ -18,6 +18,7 @@ Encoders are saved with their config and provenance in HDF5 (sampan.save) and lo
 GNNEncoder or into a GraphModel's encoder before fine-tuning.
 """
 import json
+import math
 import os
 import time
 
@@ -26,10 +27,15 @@ import numpy as np
 import sampan
 from sampan import nn
 from sampan.nn import functional as F
-from .finetune import train_epoch
+from ..callbacks import Callback
+from ..hapi.model import Model
+from ..metric import Metric
+from . import checkpoint as ckpt
+from .finetune import as_loader as finetune_loader
+from .finetune import too_small, trainer, train_epoch  # noqa: F401 (train_epoch: sampan.helix.pretrain's before)
 from .model_io import (ENCODER_KIND, check_encoder_fits, load_encoder, load_encoder_payload,  # noqa: F401
                        save_encoder)
-from .progress import progress_bar
+from .progress import EpochProgress
 from .models import GNNEncoder, GraphPool, as_numpy, as_tensor
 
 
@@ -197,10 +203,125 @@ class ContextPrediction(nn.Module):
 
 # ---- drivers -------------------------------------------------------------------------------
 
+def _task_loss(loss, accuracy, batch):
+    """sp.Model's loss of a task model: its forward's loss (None: no step on this batch)."""
+    return loss
+
+
+class _TaskStats(Metric):
+    """The task model's accuracy per step (mean over the epoch's steps) and the molecules of
+    those steps."""
+
+    def reset(self):
+        self.accuracies, self.molecules = [], 0
+
+    def compute(self, loss, accuracy, batch):
+        return accuracy, batch.num_graphs
+
+    def update(self, accuracy, molecules):
+        self.accuracies.append(accuracy)
+        self.molecules += int(molecules)
+
+    def accumulate(self):
+        return float(np.mean(self.accuracies)) if self.accuracies else float("nan")
+
+    def name(self):
+        return "accuracy"
+
+
+class _Shard:
+    """This rank's batches of each epoch of a helix DataLoader (its shard method), as a loader for
+    sp.Model; its shuffling state is the loader's."""
+
+    def __init__(self, loader, rank, size, max_batches):
+        self.loader, self.rank, self.size, self.max_batches = loader, rank, size, max_batches
+
+    def __iter__(self):
+        return self.loader.shard(self.rank, self.size, self.max_batches)
+
+    def __len__(self):
+        n = len(self.loader) if self.max_batches is None else min(len(self.loader), int(self.max_batches))
+        return n // self.size
+
+    def state_dict(self):
+        return self.loader.state_dict() if hasattr(self.loader, "state_dict") else None
+
+    def load_state_dict(self, state):
+        if hasattr(self.loader, "load_state_dict"):
+            self.loader.load_state_dict(state)
+
+
+class _PretrainRecord(Callback):
+    """pretrain's history (mean loss and accuracy of each epoch's steps; under data parallelism
+    the mean of the ranks' means), molecules and seconds, its checkpoint and on_epoch."""
+
+    def __init__(self, stats, size, root, task_model, on_epoch, checkpoint, every, settings):
+        super().__init__()
+        self.stats, self.size, self.root, self.task_model = stats, size, root, task_model
+        self.on_epoch, self.checkpoint, self.every, self.settings = on_epoch, checkpoint, max(int(every), 1), settings
+        self.history, self.molecules, self.seconds_before = {"loss": [], "accuracy": []}, 0, 0.0
+        self.losses, self.start, self._resumed = [], time.perf_counter(), False
+
+    def seconds(self):
+        return self.seconds_before + time.perf_counter() - self.start
+
+    def on_train_begin(self, logs=None):
+        if not self._resumed:
+            self.history, self.molecules, self.seconds_before = {"loss": [], "accuracy": []}, 0, 0.0
+        self._resumed = False
+        self.start = time.perf_counter()
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.losses = []
+
+    def on_train_batch_end(self, step, logs=None):
+        if logs and "loss" in logs:
+            self.losses.append(logs["loss"])
+
+    def on_epoch_end(self, epoch, logs=None):
+        from .. import distributed as dist
+        mean_loss = float(np.mean(self.losses)) if self.losses else float("nan")
+        mean_accuracy, epoch_molecules = self.stats.accumulate(), self.stats.molecules
+        if self.size > 1:  # every rank took as many steps: the mean of the ranks' means is the epoch's mean
+            totals = dist.all_reduce(sampan.tensor([mean_loss, mean_accuracy, float(epoch_molecules)],
+                                                   dtype=sampan.float64), "sum")
+            mean_loss, mean_accuracy = float(totals[0].item()) / self.size, float(totals[1].item()) / self.size
+            epoch_molecules = int(totals[2].item())
+        self.history["loss"].append(mean_loss)
+        self.history["accuracy"].append(mean_accuracy)
+        self.molecules += epoch_molecules
+        epoch += 1
+        if self.checkpoint is not None and (epoch % self.every == 0 or epoch == self.params["epochs"]):
+            fields = dict(self.settings, ranks=self.size, molecules=self.molecules, seconds=self.seconds())
+            if hasattr(self.task_model, "rng"):
+                mine = ckpt.numpy_rng_state(self.task_model.rng)
+                if self.size > 1:
+                    fields["rank_streams"] = dist.all_gather_str(json.dumps({"task_rng": mine}))
+                else:
+                    fields["task_rng"] = mine
+            ckpt.save_training(self.checkpoint, self.model, fields)
+        if self.on_epoch is not None and self.root:
+            self.on_epoch(epoch, {"loss": self.history["loss"][-1], "accuracy": self.history["accuracy"][-1]})
+
+    def state_dict(self):
+        return {"history": self.history, "molecules": self.molecules, "seconds": self.seconds()}
+
+    def load_state_dict(self, state):
+        self.history = ckpt.history_lists(state["history"], ("loss", "accuracy"))
+        self.molecules, self.seconds_before = int(state["molecules"]), float(state["seconds"])
+        self._resumed = True
+
+
+def _legacy_callbacks(saved):
+    """The callbacks' states of a checkpoint written before pretrain ran on sp.Model."""
+    return {"_PretrainRecord:0": {"history": saved["history"], "molecules": saved["molecules"],
+                                  "seconds": saved["seconds"]}}
+
+
 def pretrain(task_model, loader, epochs=1, lr=1e-3, progress=False, max_batches=None, on_epoch=None,
              checkpoint=None, checkpoint_every=1, data_parallel=None):
-    """Trains a self-supervised task model (AttributeMasking or ContextPrediction) with Adam;
-    returns the history of mean loss and accuracy per epoch and the wall time.
+    """Trains a self-supervised task model (AttributeMasking or ContextPrediction) with Adam on
+    sp.Model; returns the history of mean loss and accuracy per epoch and the wall time.
 
     checkpoint: a file path; every `checkpoint_every` epochs (and after the last) the task
     model, the optimizer, the history and the random streams (sampan's, the task's masking or
@@ -214,13 +335,11 @@ def pretrain(task_model, loader, epochs=1, lr=1e-3, progress=False, max_batches=
     centers) and draws dropout from its own random stream. The history is the mean over ranks;
     progress and on_epoch run on rank 0 only; rank 0 writes the checkpoint, with every rank's
     random streams, and a resumed run needs the same number of ranks."""
-    from . import checkpoint as ckpt
     from .. import distributed as dist
     if data_parallel is None:
         data_parallel = dist.world_size() > 1
     rank, size = (dist.rank(), dist.world_size()) if data_parallel else (0, 1)
-    loader_shard = getattr(loader, "shard", None)
-    if size > 1 and loader_shard is None:
+    if size > 1 and getattr(loader, "shard", None) is None:
         raise TypeError("data-parallel pretraining needs a sampan.helix.data.DataLoader (its shard method "
                         f"splits each epoch's batches between the ranks), got {type(loader).__name__}")
     if size > 1:
@@ -228,13 +347,14 @@ def pretrain(task_model, loader, epochs=1, lr=1e-3, progress=False, max_batches=
         if per_epoch < size:
             raise ValueError(f"data-parallel pretraining: {per_epoch} batch(es) of {loader.batch_size} molecules per "
                              f"epoch cannot be shared by {size} ranks; use smaller batches or more molecules")
-    # rank 0's initial weights and buffers on every rank; its buffers again before each forward
-    model = dist.DataParallel(task_model) if size > 1 else task_model
+    stats = _TaskStats()
+    trained = Model(task_model, split_batch=lambda batch: ([batch], [batch]))
+    optimizer = sampan.optim.Adam(task_model.parameters(), lr=lr)
+    # under data parallelism rank 0's initial weights and buffers on every rank, its buffers again
+    # before each forward
+    trained.prepare(optimizer, _task_loss, metrics=stats, data_parallel=size > 1)
     if size > 1:
         _own_random_streams(task_model, rank)
-    optimizer = sampan.optim.Adam(task_model.parameters(), lr=lr)
-    history = {"loss": [], "accuracy": []}
-    first_epoch, seconds_before, molecules = 1, 0.0, 0
     settings = dict(epochs=int(epochs), lr=float(lr), task=type(task_model).__name__)
     if checkpoint is not None and os.path.exists(checkpoint):
         saved = ckpt.load_checkpoint(checkpoint, "pretraining")
@@ -242,71 +362,18 @@ def pretrain(task_model, loader, epochs=1, lr=1e-3, progress=False, max_batches=
         if int(saved.get("ranks", 1)) != size:
             raise ValueError(f"{checkpoint}: the checkpoint was written by a run on {int(saved.get('ranks', 1))} "
                              f"rank(s) but this run has {size}; resume it with as many ranks")
-        history = ckpt.restore_training(saved, task_model, optimizer, history)
-        ckpt.set_loader_rng_state(loader, saved.get("loader_rng"))
-        if size > 1:
-            streams = json.loads(saved["rank_streams"][rank])
-            ckpt.set_sampan_rng_state(streams["sampan_rng"])
-            if hasattr(task_model, "rng"):
-                ckpt.set_numpy_rng_state(task_model.rng, streams["task_rng"])
-        elif hasattr(task_model, "rng"):
-            ckpt.set_numpy_rng_state(task_model.rng, saved["task_rng"])
-        first_epoch, seconds_before, molecules = int(saved["epoch"]) + 1, float(saved["seconds"]), int(saved["molecules"])
-    start = time.perf_counter()
-    for epoch in progress_bar(range(first_epoch, epochs + 1), progress and rank == 0, type(task_model).__name__):
-        task_model.train()
-        losses, accuracies, epoch_molecules = [], [], 0
-        batches = loader_shard(rank, size, max_batches) if size > 1 else loader
-        for b, batch in enumerate(batches):
-            if size == 1 and max_batches is not None and b >= max_batches:
-                break
-            optimizer.zero_grad()
-            loss = None
-            if batch.x.shape[0] >= 2:
-                loss, accuracy = model(batch)
-            if size > 1:  # a step that any rank cannot take is skipped by all of them
-                if dist.all_reduce(sampan.tensor([0.0 if loss is not None else 1.0]), "max").item() > 0:
-                    continue
-            elif loss is None:
-                continue
-            loss.backward()
-            if size > 1:
-                dist.average_gradients(task_model.parameters())
-            optimizer.step()
-            losses.append(loss.item())
-            accuracies.append(accuracy)
-            epoch_molecules += batch.num_graphs
-        mean_loss = float(np.mean(losses)) if losses else float("nan")
-        mean_accuracy = float(np.mean(accuracies)) if accuracies else float("nan")
-        if size > 1:  # every rank took as many steps: the mean of the ranks' means is the epoch's mean
-            totals = dist.all_reduce(sampan.tensor([mean_loss, mean_accuracy, float(epoch_molecules)],
-                                                   dtype=sampan.float64), "sum")
-            mean_loss, mean_accuracy = float(totals[0].item()) / size, float(totals[1].item()) / size
-            epoch_molecules = int(totals[2].item())
-        history["loss"].append(mean_loss)
-        history["accuracy"].append(mean_accuracy)
-        molecules += epoch_molecules
-        if checkpoint is not None and (epoch % max(int(checkpoint_every), 1) == 0 or epoch == epochs):
-            payload = dict(settings, epoch=epoch, model=task_model.state_dict(), optimizer=optimizer.state_dict(),
-                           history=history, sampan_rng=ckpt.sampan_rng_state(), molecules=molecules,
-                           seconds=seconds_before + time.perf_counter() - start)
-            if hasattr(task_model, "rng"):
-                payload["task_rng"] = ckpt.numpy_rng_state(task_model.rng)
-            loader_state = ckpt.loader_rng_state(loader)
-            if loader_state is not None:
-                payload["loader_rng"] = loader_state
-            if size > 1:
-                mine = {"sampan_rng": ckpt.sampan_rng_state()}
-                if hasattr(task_model, "rng"):
-                    mine["task_rng"] = ckpt.numpy_rng_state(task_model.rng)
-                payload["ranks"] = size
-                payload["rank_streams"] = dist.all_gather_str(json.dumps(mine))
-            if rank == 0:
-                ckpt.save_checkpoint(checkpoint, payload)
-        if on_epoch is not None and rank == 0:
-            on_epoch(epoch, {"loss": history["loss"][-1], "accuracy": history["accuracy"][-1]})
-    seconds = seconds_before + time.perf_counter() - start
-    return {"history": history, "seconds": seconds, "molecules_per_second": molecules / max(seconds, 1e-9)}
+        trained.load_checkpoint_state(ckpt.upgraded(saved, _legacy_callbacks))
+        if hasattr(task_model, "rng"):
+            state = json.loads(saved["rank_streams"][rank])["task_rng"] if size > 1 else saved["task_rng"]
+            ckpt.set_numpy_rng_state(task_model.rng, state)
+    record = _PretrainRecord(stats, size, rank == 0, task_model, on_epoch, checkpoint, checkpoint_every, settings)
+    bar = EpochProgress(progress and rank == 0, type(task_model).__name__)
+    batches = _Shard(loader, rank, size, max_batches) if size > 1 else finetune_loader(loader)
+    trained.fit(batches, epochs=epochs, verbose=0, callbacks=[record, bar],
+                max_batches=max_batches if size == 1 else None, skip_batch=too_small)
+    seconds = record.seconds()
+    return {"history": record.history, "seconds": seconds,
+            "molecules_per_second": record.molecules / max(seconds, 1e-9)}
 
 
 def _own_random_streams(task_model, rank):
@@ -332,10 +399,10 @@ class _SupervisedModel(nn.Module):
 
 def pretrain_supervised(encoder, num_tasks, loader, epochs=1, lr=1e-3, pool="mean", progress=False, max_batches=None):
     """Graph-level multi-task pretraining (masked BCE over the present labels) of `encoder` under
-    a linear head; the encoder is trained in place. Returns the loss history."""
+    a linear head, on sp.Model; the encoder is trained in place. Returns the loss history (the
+    mean over each epoch's steps)."""
     model = _SupervisedModel(encoder, num_tasks, pool)
-    optimizer = sampan.optim.Adam(model.parameters(), lr=lr)
-    history = {"loss": []}
-    for _ in progress_bar(range(epochs), progress, "supervised"):
-        history["loss"].append(train_epoch(model, loader, optimizer, True, max_batches))
-    return {"history": history}
+    trained = trainer(model, sampan.optim.Adam(model.parameters(), lr=lr), classification=True)
+    logs = trained.fit(finetune_loader(loader), epochs=epochs, verbose=0, max_batches=max_batches,
+                       skip_batch=too_small, callbacks=[EpochProgress(progress, "supervised")])
+    return {"history": {"loss": [0.0 if math.isnan(e["loss"]) else e["loss"] for e in logs]}}
