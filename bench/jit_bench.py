@@ -164,6 +164,22 @@ def water(repeats):
     planned_s = best(lambda: energy_and_forces(planned), repeats)
     print(f"se_e2_a energy + forces latency: eager {eager_s * 1e3:.1f} ms, planned replay {planned_s * 1e3:.1f} ms "
           f"(best of {repeats})")
+    runner = os.path.join(REPO, "build", "bin", "sampan-run")
+    if not os.path.exists(runner):
+        return
+    with sp.no_grad():
+        energy_s = best(lambda: model.energy(positions, types, box), repeats)
+    with tempfile.TemporaryDirectory() as tmp:
+        planned.save(os.path.join(tmp, "water.h5"))
+        names = []
+        for i, t in enumerate((positions, types, box)):
+            names += ["--input", os.path.join(tmp, f"in{i}.npy")]
+            np.save(names[-1], t.numpy())
+        out = subprocess.run([runner, os.path.join(tmp, "water.h5"), *names, "--repeat", str(repeats)],
+                             capture_output=True, text=True, check=True).stdout
+    ms = float(re.search(r"best ([0-9.e+-]+) ms", out).group(1))
+    print(f"se_e2_a energy of one water frame: build/bin/sampan-run {ms:.1f} ms, eager Python {energy_s * 1e3:.1f} ms "
+          f"(best of {repeats} each): {ms / (energy_s * 1e3):.2f}x")
 
 
 def main():
