@@ -162,3 +162,78 @@ def test_learned_four_to_one_beats_nested_dejmps_on_isotropic_07():
     res = proto.run_fast(iso)
     assert history[0] < 0.5
     assert res.fidelity.item() > qd.dejmps(iso, rounds=2).fidelity.item()
+
+
+def test_outcome_patterns():
+    assert qd.outcome_patterns(4) == ["000000"] == qd.outcome_patterns(4, "zeros")
+    agree = qd.outcome_patterns(4, "agree")
+    assert len(agree) == 8 and len(set(agree)) == 8 and all(a[:3] == a[3:] for a in agree)
+    assert qd.outcome_patterns(2, "agree") == ["00", "11"]
+    full = qd.outcome_patterns(3, "all")
+    assert len(full) == 16 and len(set(full)) == 16
+    assert qd.outcome_patterns(3, ["0110", "0000", "0110"]) == ["0110", "0000"]
+    for bad in ("agreed", ["011"], ["0120"], []):
+        with pytest.raises(ValueError):
+            qd.outcome_patterns(3, bad)
+    assert qd.LearnedDistillation(3, ansatz="block", accept="agree").accept == ["0000", "1010", "0101", "1111"]
+
+
+def test_pareto_front_and_dominates():
+    pts = [(0.9, 0.1, "a"), (0.8, 0.5, "b"), (0.85, 0.4, "c"), (0.8, 0.3, "d"), (0.7, 0.5, "e"), (0.95, 0.05, "f")]
+    assert [t[2] for t in qd.pareto_front(pts)] == ["f", "a", "c", "b"]
+    assert qd.dominates((0.9, 0.4), (0.9, 0.3)) and qd.dominates((0.91, 0.3), (0.9, 0.3))
+    assert not qd.dominates((0.9, 0.3), (0.9, 0.3)) and not qd.dominates((0.95, 0.2), (0.9, 0.3))
+
+
+def test_agreement_set_over_all_zeros_and_all_outcomes():
+    # The same circuits: the 'agree' mixture contains the all-zeros branch, 'all' has P = 1.
+    rho = qs.isotropic_state(0.7)
+    probs = {}
+    for accept in ("zeros", "agree", "all"):
+        probs[accept] = qd.LearnedDistillation(4, ansatz="cycle", depth=1, accept=accept, seed=3).run_fast(rho)
+    assert probs["all"].success_probability.item() == pytest.approx(1, abs=1e-12)
+    assert probs["zeros"].success_probability.item() < probs["agree"].success_probability.item() < 1
+    slow = qd.LearnedDistillation(4, ansatz="cycle", depth=1, accept="agree", seed=3).run(rho)
+    assert slow.success_probability.item() == pytest.approx(probs["agree"].success_probability.item(), abs=1e-12)
+    assert slow.fidelity.item() == pytest.approx(probs["agree"].fidelity.item(), abs=1e-12)
+
+
+def test_learned_four_to_one_reproduces_loccnet_tutorial():
+    # The LOCCNet tutorial's protocol (each party u3 - cnot('cycle') - u3 on 4 qubits, keep the 8
+    # outcome patterns where Alice and Bob agree qubit by qubit) reaches F = 0.93690 at
+    # P = 0.38654 on 4 copies of the isotropic p = 0.7 state; all-zeros alone would give P ~ 0.048.
+    iso = qs.isotropic_state(0.7)
+    proto = qd.LearnedDistillation(4, ansatz="cycle", depth=1, accept="agree", seed=0)
+    history = proto.train(iso, steps=200, lr=0.05)
+    res = proto.run_fast(iso)
+    assert history[0] < 0.5
+    assert res.fidelity.item() >= 0.9365
+    assert res.success_probability.item() >= 0.386
+    assert proto.success_history[-1] == pytest.approx(res.success_probability.item(), abs=1e-3)
+
+
+def test_min_success_constraint_and_yield_weight_raise_the_success_probability():
+    # 2 -> 1 S-state p = 0.6 with the all-zeros outcome: max F lands at P ~ 0.25 (F ~ 0.958);
+    # with P >= 0.35 (augmented Lagrangian) the trained point moves to P ~ 0.35 at lower F.
+    rho = qs.s_state(0.6)
+    free = qd.LearnedDistillation(2, seed=0)
+    free.train(rho, steps=150, lr=0.05)
+    r0 = free.run_fast(rho)
+    assert r0.success_probability.item() < 0.3
+    con = qd.LearnedDistillation(2, seed=0)
+    con.train(rho, steps=150, lr=0.05)
+    con.train(rho, steps=100, lr=0.025, min_success=0.35)
+    r1 = con.run_fast(rho)
+    assert r1.success_probability.item() >= 0.345
+    assert r0.fidelity.item() > r1.fidelity.item() > (1 + 0.6) / 2
+    yw = qd.LearnedDistillation(2, seed=0)
+    yw.train(rho, steps=150, lr=0.05, yield_weight=0.5)
+    r2 = yw.run_fast(rho)
+    assert r2.success_probability.item() > r0.success_probability.item() + 0.05
+    # The constraint term is zero (no gradient) once P has slack and the multiplier is zero.
+    loss, gap = con.loss(r0, min_success=0.1)
+    assert gap < 0 and loss.item() == pytest.approx(1 - r0.fidelity.item(), abs=1e-12)
+    with pytest.raises(ValueError):
+        con.train(rho, steps=1, min_success=1.5)
+    with pytest.raises(ValueError):
+        qd.LearnedDistillation(4, ansatz="ring")

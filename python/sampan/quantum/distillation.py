@@ -130,22 +130,84 @@ def dejmps_closed_form(a, b, c, d):
 
 
 # ---- LOCCNet-style learned protocols ---------------------------------------------------------------------
+ACCEPT_RULES = ("zeros", "agree", "all")
+
+
+def outcome_patterns(n_copies, accept=None):
+    """The accepted outcome strings of an ``n_copies`` -> 1 protocol in which each party measures
+    its local qubits 1 .. n-1: a string is Alice's n-1 bits then Bob's n-1 bits (bit j for local
+    qubit j + 1). ``accept`` is
+
+    - None or 'zeros': the all-zeros outcome only (1 pattern);
+    - 'agree': the parties' outcomes agree qubit by qubit (Alice's bits == Bob's bits), the
+      acceptance rule of BBPSSW/DEJMPS and of the LOCCNet tutorial's 4 -> 1 protocol (2^(n-1)
+      patterns);
+    - 'all': every outcome (4^(n-1) patterns; success probability 1);
+    - a list of explicit strings (checked, duplicates removed, order kept)."""
+    m = int(n_copies) - 1
+    if m < 1:
+        raise ValueError(f"outcome_patterns: n_copies must be >= 2, got {n_copies!r}")
+    bits = [format(i, f"0{m}b")[::-1] for i in range(2 ** m)]
+    if accept is None or (isinstance(accept, str) and accept == "zeros"):
+        return ["0" * (2 * m)]
+    if isinstance(accept, str):
+        if accept == "agree":
+            return [a + a for a in bits]
+        if accept == "all":
+            return [a + b for b in bits for a in bits]
+        raise ValueError(f"outcome_patterns: accept must be one of {ACCEPT_RULES} or a list of "
+                         f"outcome strings, got {accept!r}")
+    out = []
+    for a in accept:
+        if not isinstance(a, str) or len(a) != 2 * m or set(a) - {"0", "1"}:
+            raise ValueError(f"outcome_patterns: accepted outcome {a!r} must be a string of {2 * m} bits "
+                             "(Alice's then Bob's)")
+        if a not in out:
+            out.append(a)
+    if not out:
+        raise ValueError("outcome_patterns: the accepted set is empty")
+    return out
+
+
+def pareto_front(points):
+    """The non-dominated subset of (fidelity, success probability, ...) tuples (both maximised),
+    sorted by decreasing fidelity: a point is dropped when another has F >= and P >= with one
+    strictly greater. Extra tuple entries are carried along."""
+    pts = sorted({tuple(p) for p in points}, key=lambda t: (-t[0], -t[1]))
+    front, best_p = [], -math.inf
+    for t in pts:
+        if t[1] > best_p:
+            front.append(t)
+            best_p = t[1]
+    return front
+
+
+def dominates(a, b):
+    """True when point a = (F, P) dominates b: F_a >= F_b and P_a >= P_b, one strictly."""
+    return a[0] >= b[0] and a[1] >= b[1] and (a[0] > b[0] or a[1] > b[1])
+
+
 class LearnedDistillation:
     """An n-copy -> 1 distillation protocol with party-local parameterised circuits (LOCCNet).
 
     Register: copy i is the pair (Alice local i, Bob local i). Each party applies its own
     ``Circuit(n_copies)`` (the ansatz below, trainable angles in ``circuit.parameters``), then
     measures its local qubits 1..n-1; the branches whose outcome strings (Alice's bits then
-    Bob's) are in ``accept`` are kept (default: all zeros) and pair 0 is the output. The output
-    fidelity is that of the accepted mixture, sum_b <Phi+|M_b|Phi+> / sum_b tr M_b.
+    Bob's) are in the accepted set are kept and pair 0 is the output. The output fidelity is that
+    of the accepted mixture, sum_b <Phi+|M_b|Phi+> / sum_b tr M_b, and the success probability
+    is sum_b tr M_b.
 
-    ansatz: 'universal' (n = 2: Vatan-Williams universal two-qubit unitary, 15 angles) or
-    'block' (complex_block_layer(depth): U3 on every qubit and U3-CNOT-U3 blocks on neighbours)."""
+    ansatz: 'universal' (n = 2: Vatan-Williams universal two-qubit unitary, 15 angles),
+    'block' (complex_block_layer(depth): U3 on every qubit and U3-CNOT-U3 blocks on neighbours)
+    or 'cycle' (U3 on every qubit, then per layer CNOT 'cycle' and U3 on every qubit: with depth 1
+    the LOCCNet tutorial's 4 -> 1 circuit, u3 - cnot('cycle') - u3).
+    accept: see ``outcome_patterns`` ('zeros' (default), 'agree', 'all' or a list of strings)."""
 
     def __init__(self, n_copies=2, ansatz="universal", depth=2, accept=None, seed=0):
         if n_copies < 2:
             raise ValueError(f"LearnedDistillation: n_copies must be >= 2, got {n_copies}")
         self.n_copies = int(n_copies)
+        self.ansatz, self.depth = ansatz, depth
         self.net = LoccNet()
         self.net.add_party("Alice", self.n_copies)
         self.net.add_party("Bob", self.n_copies)
@@ -158,15 +220,24 @@ class LearnedDistillation:
                 c.universal_two_qubit(None, 0, 1)
             elif ansatz == "block":
                 c.complex_block_layer(depth)
+            elif ansatz == "cycle":
+                if not isinstance(depth, int) or depth < 1:
+                    raise ValueError(f"LearnedDistillation: depth must be a positive integer, got {depth!r}")
+                for q in range(self.n_copies):
+                    c.u3(None, None, None, q)
+                for _ in range(depth):
+                    c.cnot("cycle")
+                    for q in range(self.n_copies):
+                        c.u3(None, None, None, q)
             else:
-                raise ValueError(f"LearnedDistillation: ansatz must be 'universal' or 'block', got {ansatz!r}")
+                raise ValueError("LearnedDistillation: ansatz must be 'universal', 'block' or 'cycle', "
+                                 f"got {ansatz!r}")
             self.circuits[party] = c
-        m = self.n_copies - 1
-        self.accept = ["0" * (2 * m)] if accept is None else list(accept)
-        for a in self.accept:
-            if len(a) != 2 * m or set(a) - {"0", "1"}:
-                raise ValueError(f"LearnedDistillation: accepted outcome {a!r} must have {2 * m} bits "
-                                 "(Alice's then Bob's)")
+        try:
+            self.accept = outcome_patterns(self.n_copies, accept)
+        except ValueError as e:
+            raise ValueError(f"LearnedDistillation: {e}") from None
+        self.multiplier = 0.0
 
     def parameters(self):
         """The trainable angle tensors (Alice's, Bob's)."""
@@ -220,21 +291,56 @@ class LearnedDistillation:
         f = bell_fidelity(total) / p
         return Distilled(total / sp.complex(p, sp.zeros_like(p)), p, f, [])
 
-    def train(self, rho, steps=300, lr=0.05, callback=None):
-        """Adam on 1 - F (F the accepted output fidelity); returns the fidelity after each step's
-        forward pass (a list of floats)."""
+    def loss(self, res, min_success=None, penalty=50.0, yield_weight=0.0):
+        """The training loss of a result ``res`` (a ``Distilled``) and the constraint gap g:
+
+            loss = 1 - F  - yield_weight * log P  + [augmented Lagrangian of P >= min_success]
+
+        The constraint term (with g = min_success - P, multiplier mu = ``self.multiplier`` and
+        penalty c) is mu g + c g^2 / 2 where mu + c g > 0, else -mu^2 / (2c) (constant): zero
+        gradient once the constraint holds with slack. ``train`` updates mu after each step by
+        mu <- max(0, mu + c g). Returns (loss tensor, g as a float, 0 without a constraint)."""
+        loss = 1 - res.fidelity
+        if yield_weight:
+            loss = loss - sp.log(res.success_probability) * float(yield_weight)
+        gap = 0.0
+        if min_success is not None:
+            g = float(min_success) - res.success_probability
+            gap = g.item()
+            mu, c = self.multiplier, float(penalty)
+            if mu + c * gap > 0:
+                loss = loss + g * mu + g * g * (c / 2)
+        return loss, gap
+
+    def train(self, rho, steps=300, lr=0.05, callback=None, min_success=None, penalty=50.0,
+              yield_weight=0.0):
+        """Adam on ``loss`` (default 1 - F, F the accepted output fidelity). ``min_success``: keep
+        the success probability P >= this target (augmented Lagrangian, penalty ``penalty``; the
+        multiplier is kept in ``self.multiplier`` across calls); ``yield_weight`` w > 0 adds
+        -w log P (a log-yield term: the optimum trades fidelity for yield as w grows). Returns
+        the fidelity after each step's forward pass (a list of floats); the success
+        probabilities are in ``self.success_history``."""
+        if min_success is not None and not 0 < float(min_success) <= 1:
+            raise ValueError(f"LearnedDistillation.train: min_success must be in (0, 1], got {min_success!r}")
+        if float(penalty) <= 0:
+            raise ValueError(f"LearnedDistillation.train: penalty must be > 0, got {penalty!r}")
+        if float(yield_weight) < 0:
+            raise ValueError(f"LearnedDistillation.train: yield_weight must be >= 0, got {yield_weight!r}")
         initial = self.initial_state(rho)
         with sp.no_grad():
             initial = type(initial)(initial.matrix.detach(), initial.labels)
         opt = sp.optim.Adam(self.parameters(), lr=lr)
-        history = []
+        history, self.success_history = [], []
         for step in range(steps):
             opt.zero_grad()
             res = self.run_fast(None, initial=initial)
-            loss = 1 - res.fidelity
+            loss, gap = self.loss(res, min_success, penalty, yield_weight)
             loss.backward()
             opt.step()
+            if min_success is not None:
+                self.multiplier = max(0.0, self.multiplier + float(penalty) * gap)
             history.append(res.fidelity.item())
+            self.success_history.append(res.success_probability.item())
             if callback is not None:
                 callback(step, res)
         return history
