@@ -15,12 +15,12 @@
 #include "elementwise_support.h"
 #include "../kernels/batch_norm_kernels.h"
 #include "cuda_support.h"
+#include "sample_support.h"
 #if defined(SAMPAN_CUDA_KERNELS)
 #include "../kernels/batch_norm_kernels_cuda.h"
-#include "sample_support.h"
+#endif
 
 using namespace sampan::op_samples;  // the samples' f64, c128, IntList
-#endif
 
 namespace sampan {
 
