@@ -37,7 +37,7 @@ if rank == 0:
     _, rows = lcurve(Path(a))
     assert [int(r[0]) for r in rows] == [0, 1, 2, 3, 4], rows
     assert sorted(f for f in os.listdir(a) if f.endswith(".h5")) == ["model.ckpt-2.h5", "model.ckpt-4.h5", "model.ckpt.h5"]
-    streams = sp.load(os.path.join(a, "model.ckpt-2.h5"))["rank_rngs"]
+    streams = sp.load(os.path.join(a, "model.ckpt-2.h5"))["loader"]["rngs"]  # every rank's data-order RNG
     assert len(streams) == size and len(set(streams)) == size, "the ranks drew their batches from one stream"
 
 trainer_b = train(os.path.join(b, "input.json"), restart=os.path.join(a, "model.ckpt-2.h5"), output_dir=b,

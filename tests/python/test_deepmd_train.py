@@ -1,7 +1,8 @@
 """sampan deepmd train / freeze / test on a tiny se_e2_a model and a few water frames.
 
 Checks: lcurve.out layout (DeePMD-kit's columns), restart from a checkpoint reproduces the
-uninterrupted run bit for bit, freeze writes a model the C++ DeepPot loads with the trained
+uninterrupted run bit for bit (also from a checkpoint of the loop before it ran on sp.Model),
+freeze writes a model the C++ DeepPot loads with the trained
 numbers, `test` reports dp-test numbers computed independently here, the data statistics
 normalise the env matrix (mean 0, std 1), and the force-loss gradient in the weights (double
 backward through prod_force_se_a and the networks) matches finite differences.
@@ -100,6 +101,28 @@ def test_train_restart_freeze_and_test(tmp_path):
     assert result["f_rmse"] == pytest.approx(np.sqrt(np.mean((f - system.force[:2]) ** 2)), rel=1e-12)
     text = out.getvalue()
     assert "# number of test data : 2" in text and "Energy RMSE/Natoms" in text and "Force  RMSE" in text
+
+
+def test_checkpoint_of_the_loop_before_sp_model_restarts_bit_for_bit(tmp_path):
+    """A checkpoint in the layout written before training ran on sp.Model (no "kind"; the
+    data-order RNG, the validation cursor and the parameters at the top level) is converted on
+    load and continues as the uninterrupted run."""
+    a = tmp_path / "a"
+    trainer_a = train(write_input(a, tiny_input()), output_dir=str(a), log=lambda *_: None)
+    _, rows = lcurve(a)
+    new = sp.load(str(a / "model.ckpt-2.h5"))
+    assert new["kind"] == "sampan.deepmd.TrainingCheckpoint" and new["step"] == 2
+    old = {k: new[k] for k in ("step", "params", "davg", "dstd", "bias_atom_e", "optimizer", "scheduler",
+                               "model_config")}
+    old.update(format="sampan-deepmd-checkpoint", rng=new["loader"]["rngs"][0],
+               valid_cursor=new["callbacks"]["LcurveWriter:0"]["valid_cursor"])
+    sp.save(old, str(tmp_path / "old.h5"))
+    b = tmp_path / "b"
+    trainer_b = train(write_input(b, tiny_input()), restart=str(tmp_path / "old.h5"), output_dir=str(b),
+                      log=lambda *_: None)
+    assert lcurve(b)[1] == rows[2:]
+    for pa, pb in zip(trainer_a.params, trainer_b.params):
+        np.testing.assert_array_equal(pa.numpy(), pb.numpy())
 
 
 def test_statistics_normalise_the_environment_matrix(tmp_path):

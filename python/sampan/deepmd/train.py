@@ -13,8 +13,19 @@ Follows DeePMD-kit's energy training (docs: train/training.md, model/train-energ
   rmse_f_trn [rmse_v_val rmse_v_trn] lr; rmse = sqrt(L), rmse_e per atom (eV), rmse_f in eV/Å;
   training errors on the step's batch before its update, validation on numb_btch frames.
 
-Checkpoints (HDF5, sampan.save) hold parameters, optimizer, scheduler, data-order RNG and
-statistics, so a restart continues with the same numbers.
+The loop is sp.Model's (sampan.hapi): the network it trains is `EnergyLoss` (the DeepPot and the
+loss of a batch of frames, forces by double backward), its batches come from `FrameBatches` (a
+system drawn in proportion to its frames, then frames of it, with the prefactors of the step's
+learning rate, which the stream sets from sp.Model's step count), and `LcurveWriter` (a callback)
+validates and writes lcurve.out rows before a step's update, steps the schedule and writes the
+checkpoints. Under mpirun sp.Model trains data-parallel (rank 0's weights everywhere, gradients
+averaged before each step).
+
+Checkpoints (HDF5, sampan.save; "format" sampan-deepmd-checkpoint, which `sampan deepmd freeze`
+reads) hold sp.Model's checkpoint state (optimizer, step, every rank's data-order RNG in the
+loader's state, the lcurve callback's validation cursor) with the parameters as a list
+("params"), the statistics, the schedule and the model config, so a restart continues with the
+same numbers. Checkpoints written before the port to sp.Model (no "kind") are converted on load.
 """
 import json
 import math
@@ -25,10 +36,15 @@ import numpy as np
 
 import sampan as sp
 
+from ..callbacks import Callback
+from ..hapi.model import Model
+from ..nn.module import Module
 from .data import load_system
 from .model import DeepPot, frame_input, model_config
 
 CHECKPOINT = "model.ckpt.h5"
+CHECKPOINT_FORMAT = "sampan-deepmd-checkpoint"
+CHECKPOINT_KIND = "sampan.deepmd.TrainingCheckpoint"
 
 
 def _systems(spec, base):
@@ -129,6 +145,114 @@ def _frame_loss(model, ext, system, f, pref, create_graph):
     return loss, terms
 
 
+class EnergyLoss(Module):
+    """The network that sp.Model trains: a DeepPot with DeePMD's energy loss. Called on a batch
+    (system index, frame indices, prefactors) it returns the loss averaged over the frames (a
+    scalar tensor with the tape of the forces' double backward); the raw squared errors of the
+    frames are kept in ``last`` (system, terms) for the lcurve. Its parameters are the DeepPot's
+    own tensors (not copies), so the optimizer, data parallelism and state_dict act on them."""
+
+    def __init__(self, pot, params, systems, cache):
+        super().__init__()
+        for name, p in zip(pot.parameter_names(), params):
+            self._parameters[name] = p  # the C++ model's tensors themselves: the tape ends on them
+        self.pot, self.systems, self.cache = pot, systems, cache
+        self.last = None
+
+    def forward(self, batch):
+        s, frames, pref = batch
+        system = self.systems[s]
+        total, terms = None, []
+        for f in frames:
+            loss, t = _frame_loss(self.pot, self.cache.get(s, system, f), system, f, pref, True)
+            total = loss if total is None else total + loss
+            terms.append(t)
+        self.last = (system, terms)
+        return total * (1.0 / len(frames))
+
+
+def _whole_batch(batch):
+    return [batch], []
+
+
+def _loss_is_output(loss):
+    return loss
+
+
+class FrameBatches:
+    """The training batches of sp.Model's fit: ``count`` of them, each (system, frames,
+    prefactors). Before drawing one the schedule is set to sp.Model's step (the step the batch
+    trains), whose learning rate gives the prefactors. The data-order RNG is this rank's; its
+    state (state_dict) holds every rank's stream (a collective under data parallelism)."""
+
+    def __init__(self, trainer, rng):
+        self.trainer, self.rng, self.count = trainer, rng, 0
+
+    def draw(self):
+        t = self.trainer
+        t.scheduler.step(t.fitter.step)
+        pref = t.prefactors(t.scheduler.get_last_lr()[0])
+        sizes = np.array([s.nframes for s in t.train_systems], dtype=float)
+        s = int(self.rng.choice(len(t.train_systems), p=sizes / sizes.sum()))
+        frames = self.rng.integers(0, t.train_systems[s].nframes, size=t.batch_size[s])
+        return s, [int(f) for f in frames], pref
+
+    def __iter__(self):
+        for _ in range(self.count):
+            yield self.draw()
+
+    def __len__(self):
+        return self.count
+
+    def state_dict(self):
+        own = json.dumps(self.rng.bit_generator.state)
+        if self.trainer.ranks > 1:
+            from .. import distributed as dist
+            return {"rngs": dist.all_gather_str(own)}
+        return {"rngs": [own]}
+
+    def load_state_dict(self, state):
+        rngs = list(state["rngs"])
+        self.rng.bit_generator.state = json.loads(rngs[self.trainer.rank if len(rngs) > 1 else 0])
+
+
+class LcurveWriter(Callback):
+    """sp.Model callback of the deepmd loop: on a display step, validation (rank 0, before the
+    update) and, once the batch ran, its lcurve row; after every update the schedule follows the
+    step and the checkpoints are written every save_freq steps and at numb_steps. Its state is
+    the validation cursor."""
+
+    def __init__(self, trainer):
+        super().__init__()
+        self.trainer = trainer
+        self.row = None
+
+    def on_train_batch_begin(self, step, logs=None):
+        t = self.trainer
+        current = self.model.step
+        self.row = None
+        if t.leader and current % t.disp_freq == 0:
+            lr = t.scheduler.get_last_lr()[0]
+            pref = t.prefactors(lr)
+            self.row = (current, lr, pref, t.validate(pref))
+
+    def on_train_batch_end(self, step, logs=None):
+        t = self.trainer
+        if self.row is not None:
+            current, lr, pref, val = self.row
+            t.write_row(current, lr, pref, val)
+            self.row = None
+        t.scheduler.step(self.model.step)
+        if self.model.step % t.save_freq == 0 or self.model.step == t.numb_steps:
+            t._checkpoint()
+
+    def state_dict(self):
+        return {"valid_cursor": int(self.trainer.valid_cursor)}
+
+    def load_state_dict(self, state):
+        self.trainer.valid_cursor = int(state["valid_cursor"])
+
+
 class Trainer:
     def __init__(self, config, base_dir=".", output_dir=".", log=print):
         self.config = config
@@ -166,23 +290,37 @@ class Trainer:
         for p in self.params:
             p.requires_grad_(True)
         self.optimizer = sp.optim.Adam(self.params, lr=self.start_lr)
+        # The schedule is a function of the step: the batch stream sets it before each batch
+        # (not sp.Model's LRScheduler callback), so it is not part of sp.Model's state.
         self.scheduler = sp.optim.lr_scheduler.ExponentialDecay(
             self.optimizer, decay_steps=int(lr.get("decay_steps", 5000)), stop_lr=float(lr.get("stop_lr", 1e-8)),
             stop_steps=self.numb_steps, staircase=True)
-        # Under mpirun: data-parallel. Every rank draws its own batches, the gradients are averaged
-        # before each step; rank 0 validates, logs, writes lcurve.out and the checkpoints.
+        # Under mpirun: data-parallel (sp.Model). Every rank draws its own batches, the gradients
+        # are averaged before each step; rank 0 validates, logs, writes lcurve.out and the checkpoints.
         from .. import distributed as dist
         self.rank, self.ranks = (dist.rank(), dist.world_size())
+        self.leader = self.rank == 0
         self.rng = np.random.default_rng(self.seed if self.ranks == 1 else [self.seed, self.rank])
-        if self.ranks > 1:
-            for p in self.params:  # rank 0's initial weights everywhere
-                dist.broadcast(p, 0)
-        self.step = 0
         self.cache = _FrameCache(self.model)
+        self.network = EnergyLoss(self.model, self.params, self.train_systems, self.cache)
+        self.batches = FrameBatches(self, self.rng)
+        self.fitter = Model(self.network, split_batch=_whole_batch)
+        self.fitter.prepare(self.optimizer, _loss_is_output)  # under mpirun: rank 0's weights everywhere
         self.valid_cursor = 0
         self.stat_nbatch = int(config["model"].get("data_stat_nbatch", 10))
         self.stop_at = None  # stop early (a prefix of the numb_steps schedule), e.g. 10k of 1M
         self._saved = []
+        self._lcurve = None
+        self._started = time.time()
+
+    @property
+    def step(self):
+        """Optimizer steps taken (sp.Model's count)."""
+        return self.fitter.step
+
+    @step.setter
+    def step(self, value):
+        self.fitter.step = int(value)
 
     def _batch_size(self, batch):
         n = len(self.train_systems)
@@ -208,12 +346,6 @@ class Trainer:
     def prefactors(self, lr):
         ratio = lr / self.start_lr
         return {k: limit + (start - limit) * ratio for k, (start, limit) in self.pref.items()}
-
-    def _pick_batch(self):
-        sizes = np.array([s.nframes for s in self.train_systems], dtype=float)
-        s = int(self.rng.choice(len(self.train_systems), p=sizes / sizes.sum()))
-        frames = self.rng.integers(0, self.train_systems[s].nframes, size=self.batch_size[s])
-        return s, [int(f) for f in frames]
 
     def _errors(self, terms_list, pref, natoms):
         keys = terms_list[0].keys()
@@ -248,58 +380,70 @@ class Trainer:
                 natoms = system.natoms
         return self._errors(terms, pref, natoms)
 
+    def _vir_cols(self):
+        return self.pref["v"][0] > 0 or self.pref["v"][1] > 0
+
+    def write_row(self, step, lr, pref, val):
+        """The lcurve.out row (and log line) of `step`: training errors of the batch the network
+        ran last (before its update), validation `val` (None: the training errors)."""
+        system, terms = self.network.last
+        trn = self._errors(terms, pref, system.natoms)
+        val = val or trn
+        cols = [val["rmse"], trn["rmse"], val.get("e", 0.0), trn.get("e", 0.0), val.get("f", 0.0), trn.get("f", 0.0)]
+        if self._vir_cols():
+            cols += [val.get("v", 0.0), trn.get("v", 0.0)]
+        self._lcurve.write(f"{step:7d}" + "".join(f"  {c:10.2e}" for c in cols) + f"  {lr:10.1e}\n")
+        self._lcurve.flush()
+        self.log(f"step {step}: rmse_f_val {val.get('f', 0.0):.4f} rmse_e_val {val.get('e', 0.0):.2e} "
+                 f"lr {lr:.2e} ({time.time() - self._started:.1f} s)")
+
     # -- checkpoints ---------------------------------------------------------------------------
-    def save_checkpoint(self, path, rank_rngs=None):
-        state = {
-            "format": "sampan-deepmd-checkpoint",
-            "step": self.step,
-            "params": [p.detach().clone() for p in self.params],
-            "davg": self.model.davg, "dstd": self.model.dstd,
-            "bias_atom_e": self.model.bias_atom_e,
-            "optimizer": self.optimizer.state_dict(),
+    def checkpoint_state(self):
+        """The checkpoint's dict: sp.Model's checkpoint state (every rank must call it under
+        data parallelism), the parameters as a list, statistics, schedule and model config."""
+        state = self.fitter.checkpoint_state()
+        network = state.pop("network")
+        state.update({
+            "format": CHECKPOINT_FORMAT, "kind": CHECKPOINT_KIND,
+            "params": [network[name].detach().clone() for name in self.model.parameter_names()],
+            "davg": self.model.davg, "dstd": self.model.dstd, "bias_atom_e": self.model.bias_atom_e,
             "scheduler": {k: v for k, v in self.scheduler.state_dict().items() if isinstance(v, (int, float, str))},
-            "rng": json.dumps(self.rng.bit_generator.state),
-            "valid_cursor": self.valid_cursor,
             "model_config": json.dumps(self.model.config),
-        }
-        if rank_rngs is not None:  # data-parallel: every rank's batch stream
-            state["ranks"] = len(rank_rngs)
-            state["rank_rngs"] = list(rank_rngs)
-        sp.save(state, path)
+        })
+        return state
+
+    def save_checkpoint(self, path, state=None):
+        sp.save(self.checkpoint_state() if state is None else state, path)
 
     def load_checkpoint(self, path):
         state = sp.load(path)
-        if not isinstance(state, dict) or state.get("format") != "sampan-deepmd-checkpoint":
+        if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
             raise ValueError(f"{path}: not a sampan deepmd training checkpoint")
         if json.loads(state["model_config"]) != self.model.config:
             raise ValueError(f"{path}: the checkpoint's model config differs from input.json's")
-        with sp.no_grad():
-            for p, saved in zip(self.params, state["params"]):
-                sp.copy_(p, saved)
-        self.model.davg, self.model.dstd = state["davg"], state["dstd"]
-        self.model.bias_atom_e = state["bias_atom_e"]
-        self.optimizer.load_state_dict(state["optimizer"])
-        self.scheduler.load_state_dict(state["scheduler"])
-        saved_ranks = int(state.get("ranks", 1))
+        if state.get("kind") != CHECKPOINT_KIND:
+            state = _upgraded(state, self.fitter.checkpoint_state())
+        saved_ranks = int(state.get("world_size", 1))
         if saved_ranks != self.ranks:
             raise ValueError(f"{path}: the checkpoint was written by a run on {saved_ranks} rank(s) but this run "
                              f"has {self.ranks}; restart it with as many")
-        self.rng.bit_generator.state = json.loads(state["rank_rngs"][self.rank] if self.ranks > 1 else state["rng"])
-        self.valid_cursor = int(state["valid_cursor"])
-        self.step = int(state["step"])
+        self.model.davg, self.model.dstd = state["davg"], state["dstd"]
+        self.model.bias_atom_e = state["bias_atom_e"]
+        self.scheduler.load_state_dict(state["scheduler"])
+        payload = dict(state, network=dict(zip(self.model.parameter_names(), state["params"])), epoch=0)
+        self.fitter.load_checkpoint_state(payload)  # parameters, optimizer, step; loader and cursor at fit
+        self.batches.load_state_dict(state["loader"])
+        LcurveWriter(self).load_state_dict(state["callbacks"]["LcurveWriter:0"])
 
     def _checkpoint(self, keep=5):
         """The latest checkpoint (save_ckpt) plus numbered ones (save_ckpt-STEP), the last `keep` kept."""
-        rank_rngs = None
-        if self.ranks > 1:
-            from .. import distributed as dist
-            rank_rngs = dist.all_gather_str(json.dumps(self.rng.bit_generator.state))
-            if self.rank != 0:
-                return
+        state = self.checkpoint_state()  # every rank: the random streams are gathered
+        if not self.leader:
+            return
         base = os.path.join(self.output_dir, self.save_ckpt)
         numbered = base[:-3] + f"-{self.step}.h5"
-        self.save_checkpoint(numbered, rank_rngs)
-        self.save_checkpoint(base, rank_rngs)
+        self.save_checkpoint(numbered, state)
+        self.save_checkpoint(base, state)
         self._saved.append(numbered)
         while len(self._saved) > keep:
             old = self._saved.pop(0)
@@ -308,63 +452,63 @@ class Trainer:
 
     # -- the loop ------------------------------------------------------------------------------
     def train(self, restart=None, init_stats=True):
+        """Trains from step 0 (statistics first, with init_stats), from a checkpoint (restart), or
+        on from where an earlier call stopped; up to numb_steps or stop_at (the row of numb_steps
+        is written when the run gets there, not when stop_at stops it)."""
         lcurve_path = os.path.join(self.output_dir, self.disp_file)
-        vir_cols = self.pref["v"][0] > 0 or self.pref["v"][1] > 0
         if restart:
             self.load_checkpoint(restart)
         elif init_stats:
             self.init_statistics()
-        leader = self.rank == 0  # the one rank that validates, logs and writes
         fresh = not restart or not os.path.exists(lcurve_path)
-        if leader and not fresh:
+        if self.leader and not fresh:
             _drop_lcurve_rows_from(lcurve_path, self.step)
-        lcurve = open(lcurve_path, "w" if fresh else "a") if leader else None
-        if leader and fresh:
+        self._lcurve = open(lcurve_path, "w" if fresh else "a") if self.leader else None
+        if self.leader and fresh:
             header = "#  step      rmse_val    rmse_trn    rmse_e_val  rmse_e_trn    rmse_f_val  rmse_f_trn"
-            if vir_cols:
+            if self._vir_cols():
                 header += "    rmse_v_val  rmse_v_trn"
-            lcurve.write(header + "         lr\n")
-        self.scheduler.step(self.step)
-        started = time.time()
+            self._lcurve.write(header + "         lr\n")
+        step = self.step
+        if step >= self.numb_steps:
+            updates = 0
+        elif self.stop_at is None:
+            updates = self.numb_steps - step
+        else:
+            updates = max(min(self.numb_steps, self.stop_at) - step, 1)  # at least one step, as ever
+        stopped = updates > 0 and self.stop_at is not None and step + updates >= self.stop_at
+        self.batches.count = updates
+        self._started = time.time()
         try:
-            while True:
-                lr = self.scheduler.get_last_lr()[0]
-                pref = self.prefactors(lr)
-                s, frames = self._pick_batch()
-                system = self.train_systems[s]
-                total, terms = None, []
-                for f in frames:
-                    loss, t = _frame_loss(self.model, self.cache.get(s, system, f), system, f, pref, True)
-                    total = loss if total is None else total + loss
-                    terms.append(t)
-                if leader and (self.step % self.disp_freq == 0 or self.step == self.numb_steps):
-                    trn = self._errors(terms, pref, system.natoms)
-                    val = self.validate(pref) or trn
-                    cols = [val["rmse"], trn["rmse"], val.get("e", 0.0), trn.get("e", 0.0), val.get("f", 0.0), trn.get("f", 0.0)]
-                    if vir_cols:
-                        cols += [val.get("v", 0.0), trn.get("v", 0.0)]
-                    lcurve.write(f"{self.step:7d}" + "".join(f"  {c:10.2e}" for c in cols) + f"  {lr:10.1e}\n")
-                    lcurve.flush()
-                    self.log(f"step {self.step}: rmse_f_val {val.get('f', 0.0):.4f} rmse_e_val {val.get('e', 0.0):.2e} "
-                             f"lr {lr:.2e} ({time.time() - started:.1f} s)")
-                if self.step >= self.numb_steps:
-                    break
-                self.optimizer.zero_grad()
-                (total * (1.0 / len(frames))).backward()
-                if self.ranks > 1:
-                    from .. import distributed as dist
-                    dist.average_gradients(self.params)
-                self.optimizer.step()
-                self.step += 1
-                self.scheduler.step(self.step)
-                if self.step % self.save_freq == 0 or self.step == self.numb_steps:
-                    self._checkpoint()
-                if self.stop_at is not None and self.step >= self.stop_at:
-                    break
+            self.fitter.fit(self.batches, epochs=1, verbose=0, callbacks=[LcurveWriter(self)], train_metrics=False)
+            if not stopped:  # the last row: the batch of step numb_steps, before no update
+                batch = self.batches.draw()
+                if self.leader and (self.step % self.disp_freq == 0 or self.step == self.numb_steps):
+                    self.network.train()
+                    self.network(batch)
+                    lr = self.scheduler.get_last_lr()[0]
+                    pref = self.prefactors(lr)
+                    self.write_row(self.step, lr, pref, self.validate(pref))
         finally:
-            if lcurve is not None:
-                lcurve.close()
+            if self._lcurve is not None:
+                self._lcurve.close()
+                self._lcurve = None
         return self.model
+
+
+def _upgraded(saved, template):
+    """A checkpoint written before the port to sp.Model as the current layout (`template`: this
+    process's fresh checkpoint state, for the fields the old one lacks)."""
+    ranks = int(saved.get("ranks", 1))
+    rngs = list(saved["rank_rngs"]) if ranks > 1 else [saved["rng"]]
+    state = dict(template)
+    state.pop("network", None)
+    state.update({k: saved[k] for k in ("format", "params", "davg", "dstd", "bias_atom_e", "optimizer", "scheduler",
+                                        "model_config")})
+    state.update(kind=CHECKPOINT_KIND, step=int(saved["step"]), epoch=0, world_size=ranks,
+                 rng=[template["rng"][0]] * ranks, loader={"rngs": rngs},
+                 callbacks={"LcurveWriter:0": {"valid_cursor": int(saved["valid_cursor"])}})
+    return state
 
 
 def _drop_lcurve_rows_from(path, step):
