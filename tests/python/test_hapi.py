@@ -492,3 +492,19 @@ def test_checkpoint_state_with_own_fields_resumes_bit_for_bit(tmp_path):
         np.testing.assert_array_equal(best.best_state[k].numpy(), v.numpy())
     with pytest.raises(ValueError, match="not a sampan.Model checkpoint state"):
         whole.load_checkpoint_state({"kind": "mine"})
+
+
+def test_max_batches_draws_no_batch_beyond_the_limit():
+    x, y = regression_data(n=40)
+
+    class Counted:
+        draws = 0
+
+        def __iter__(self):
+            for i in range(0, 40, 8):
+                Counted.draws += 1
+                yield sp.tensor(x[i:i + 8]), sp.tensor(y[i:i + 8])
+
+    model = linear_model()
+    model.fit(Counted(), epochs=2, max_batches=3, verbose=0)
+    assert Counted.draws == 6 and model.step == 6  # 3 per epoch, no fourth drawn and dropped

@@ -120,6 +120,20 @@ def _is_loader(data):
     return hasattr(data, "__iter__") and not _is_dataset(data) and not isinstance(data, (str, bytes, dict))
 
 
+
+def _first(batches, limit):
+    """The first ``limit`` batches (all when None), drawing none beyond them: a batch stream
+    with state (random masking, a data-order generator) is left where the epoch stopped."""
+    if limit is None:
+        yield from batches
+        return
+    if limit <= 0:
+        return
+    for i, batch in enumerate(batches):
+        yield batch
+        if i + 1 >= limit:
+            return
+
 class Model:
     """A network with what trains it (see the module doc).
 
@@ -432,9 +446,7 @@ class Model:
         for m in self._metrics:
             m.reset()
         total, count, logs = 0.0, 0, {}
-        for step, batch in enumerate(loader):
-            if max_batches is not None and step >= max_batches:
-                break
+        for step, batch in enumerate(_first(loader, max_batches)):
             cbks.on_train_batch_begin(step, {})
             inputs, labels = self._split(batch)
             skip = skip_batch is not None and bool(skip_batch(batch))
