@@ -69,7 +69,7 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="fewer p values and steps (a smoke run)")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
     ap.add_argument("--lr", type=float, default=0.05)
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "notebooks", "data",
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "notebooks", "data",
                                                   "locc_pareto.json"))
     args = ap.parse_args(argv)
     t0 = time.time()
