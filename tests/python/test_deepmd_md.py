@@ -5,21 +5,15 @@ import pytest
 
 import sampan as sp
 from sampan.deepmd import md
+from md_systems import fcc_lattice
 
 EPS = [[0.0104, 0.0120], [0.0120, 0.0150]]
 SIGMA = [[3.40, 3.30], [3.30, 3.20]]
 
 
 def fcc(n, a, tilt=(0.0, 0.0, 0.0), jitter=0.2, seed=0, two_types=True):
-    """n^3 fcc cells (lattice a, Å) in a restricted triclinic box, jittered."""
-    rng = np.random.default_rng(seed)
-    L = n * a
-    cell = np.array([[L, 0, 0], [tilt[0], L, 0], [tilt[1], tilt[2], L]])
-    basis = np.array([[0, 0, 0], [0.5, 0.5, 0], [0.5, 0, 0.5], [0, 0.5, 0.5]])
-    frac = np.array([(np.array([i, j, k]) + b) / n for i in range(n) for j in range(n) for k in range(n)
-                     for b in basis])
-    x = frac @ cell + rng.uniform(-jitter, jitter, size=frac.shape)
-    types = np.array([1 if two_types and i % 3 == 0 else 0 for i in range(len(x))])
+    """fcc_lattice with the cell as an md.Box."""
+    x, types, cell = fcc_lattice(n, a, tilt, jitter, seed, two_types)
     return x, types, md.box(cell)
 
 

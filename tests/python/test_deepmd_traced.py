@@ -21,6 +21,7 @@ import sampan as sp
 from sampan.deepmd import md
 from sampan.deepmd.model import load_model
 from shared_data import SHARED_DATA
+from md_systems import fcc_lattice
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 DPKIT = SHARED_DATA / "deepmd_dpkit_models"
@@ -37,16 +38,7 @@ SIGMA = [[3.40, 3.30], [3.30, 3.20]]
 RCUT = 6.5
 
 
-def fcc(n, a, tilt=(0.0, 0.0, 0.0), jitter=0.2, seed=0):
-    """n^3 fcc cells (lattice a, Å) in a restricted triclinic box, jittered; two types."""
-    rng = np.random.default_rng(seed)
-    L = n * a
-    cell = np.array([[L, 0, 0], [tilt[0], L, 0], [tilt[1], tilt[2], L]])
-    basis = np.array([[0, 0, 0], [0.5, 0.5, 0], [0.5, 0, 0.5], [0, 0.5, 0.5]])
-    frac = np.array([(np.array([i, j, k]) + b) / n for i in range(n) for j in range(n) for k in range(n)
-                     for b in basis])
-    x = frac @ cell + rng.uniform(-jitter, jitter, size=frac.shape)
-    return x, np.array([1 if i % 3 == 0 else 0 for i in range(len(x))]), cell
+fcc = fcc_lattice
 
 
 def lj_custom_op(positions, types, box):

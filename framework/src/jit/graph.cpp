@@ -181,9 +181,9 @@ void Graph::fold_constants() {
   for (Node& n : nodes_) {
     bool foldable = !n.is_guard();
     const OpSchema* op = foldable ? find_op_if(n.op_name) : nullptr;
-    // Random ops draw anew each run, in-place ops write their argument: never folded.
-    foldable = op && op->inplace.empty() && n.op_name.find("rand") == std::string::npos &&
-               n.op_name.find("dropout") == std::string::npos && n.op_name != "core::bernoulli";
+    // In-place ops write their argument: never folded. (Random ops are pure functions of their
+    // seed and offset attributes, so folding them changes nothing.)
+    foldable = op && op->inplace.empty();
     bool reads_tensor = false;
     for (const Arg& a : n.args) {
       if (a.kind == Arg::Kind::Ref) {

@@ -178,12 +178,21 @@ void resolve_libraries(const std::string& path, const std::vector<LibraryRef>& l
       const char* tmp = std::getenv("TMPDIR");
       candidate = std::string(tmp && *tmp ? tmp : "/tmp") + "/sampan-graph-lib-" + lib.hash + ".so";
       if (access(candidate.c_str(), R_OK) != 0 || detail::file_hash(candidate) != lib.hash) {
+        const std::string bytes(static_cast<const char*>(lib.embedded.raw_data()), lib.embedded.nbytes());
+        SAMPAN_CHECK(hash_bytes(bytes) == lib.hash, IOError, "graph '", path, "': the embedded copy of op library '",
+                     lib.name, "' has hash ", hash_bytes(bytes), ", not the recorded ", lib.hash, " (a damaged file)");
         const std::string partial = candidate + ".tmp." + std::to_string(getpid());
+        bool written = false;
         {
           std::ofstream f(partial, std::ios::binary);
-          f.write(static_cast<const char*>(lib.embedded.raw_data()), static_cast<std::streamsize>(lib.embedded.nbytes()));
+          f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+          f.flush();
+          written = static_cast<bool>(f);
         }
-        SAMPAN_CHECK(std::rename(partial.c_str(), candidate.c_str()) == 0, IOError, "cannot write '", candidate, "'");
+        if (!written || std::rename(partial.c_str(), candidate.c_str()) != 0) {
+          std::remove(partial.c_str());
+          SAMPAN_THROW(IOError, "graph '", path, "': cannot write the embedded op library to '", candidate, "'");
+        }
       }
     }
     load_op_library(candidate);
