@@ -92,6 +92,27 @@ else
   say "Python packages: requirements.txt unchanged since last install"
 fi
 
+# The optional extras (pyproject.toml's [project.optional-dependencies]: the ASE, dpdata, Qiskit
+# and PennyLane bridges among them) go into .venv too, so that every bridge is tested. The table
+# is the one list; tomllib reads it (Python >= 3.11).
+extras="$("$venv_python" - "$repo_root/pyproject.toml" <<'PY'
+import sys, tomllib
+groups = tomllib.load(open(sys.argv[1], "rb"))["project"].get("optional-dependencies", {})
+print("\n".join(sorted({req for reqs in groups.values() for req in reqs})))
+PY
+)"
+extras_stamp="$venv/.extras.sha256"
+want_sha="$(printf '%s' "$extras" | sha256sum | cut -d' ' -f1)"
+have_sha="$(cat "$extras_stamp" 2>/dev/null || true)"
+if [[ $want_sha != "$have_sha" ]]; then
+  say "installing the optional extras into .venv: $(echo $extras)"
+  mapfile -t extra_list <<<"$extras"
+  "$venv_python" -m pip install --quiet --disable-pip-version-check "${extra_list[@]}"
+  printf '%s\n' "$want_sha" >"$extras_stamp"
+else
+  say "Python extras: unchanged since last install"
+fi
+
 # ---------------------------------------------------------------------------------------------
 # 3. make `import sampan` work from the source tree (the build puts the extension module there)
 # ---------------------------------------------------------------------------------------------
