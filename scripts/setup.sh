@@ -123,6 +123,11 @@ if [[ "$(cat "$pth_file" 2>/dev/null || true)" != "$pth_line" ]]; then
   printf '%s\n' "$pth_line" >"$pth_file"
   say "registered $pth_line on the venv's path"
 fi
+# The entry points (plug-ins for PennyLane and dpdata) need a dist-info folder, as an editable
+# install writes; scripts/dev_metadata.py writes it from pyproject.toml.
+if [[ $("$venv_python" scripts/dev_metadata.py "$site_packages" pyproject.toml CMakeLists.txt) == written ]]; then
+  say "wrote sampan's package metadata (entry points) into .venv"
+fi
 
 # The command-line tool: .venv/bin/sampan runs `python -m sampan` (subcommands per module).
 cli="$venv/bin/sampan"
