@@ -418,6 +418,15 @@ class Circuit(ChannelMixin, ClassicalMixin):
                 flat = flat.to(sp.float64)
             pieces.append(flat)
             off += t.numel()
+        # Affine angles scale * own[i] + shift (the Qiskit / OpenQASM 3 bridges' expressions): one
+        # derived entry per distinct reference, after the user tensors, so gradients reach own[i].
+        affine = list(dict.fromkeys(r for _, _, refs in self._gates for r in refs if r[0] == "aff"))
+        affine_slot = {r: off + j for j, r in enumerate(affine)}
+        if affine:
+            index = np.array([r[1] for r in affine], dtype=np.int64)
+            scale = sp.tensor(np.array([r[2] for r in affine], dtype=np.float64))
+            shift = sp.tensor(np.array([r[3] for r in affine], dtype=np.float64))
+            pieces.append(pieces[0][index] * scale + shift)
         if not pieces:
             params = sp.zeros(0, dtype=sp.float64)
         elif len(pieces) == 1:
@@ -426,6 +435,8 @@ class Circuit(ChannelMixin, ClassicalMixin):
             params = sp.concat(pieces, 0)
 
         def slot(r):
+            if r[0] == "aff":
+                return affine_slot[r]
             return r[1] if r[0] == "own" else offsets[r[1]] + r[2] if r[0] == "ext" else -r[1] - 1
 
         enc = []
@@ -506,6 +517,8 @@ class Circuit(ChannelMixin, ClassicalMixin):
                 return float(own[r[1]])
             if r[0] == "ext":
                 return float(ext[r[1]][r[2]])
+            if r[0] == "aff":
+                return r[2] * float(own[r[1]]) + r[3]
             return self._constants[r[1]]
         return value
 
@@ -532,6 +545,38 @@ class Circuit(ChannelMixin, ClassicalMixin):
         c._load_classical(program["cregs"], program["measurements"], program["mid_measurements"],
                           program["conditions"])
         return c
+
+    # ---- Qiskit and OpenQASM 3 (qiskit_bridge.py, qasm3.py; gate table: bridge_gates.py) -------
+    @property
+    def parameter_names(self):
+        """A name per circuit-owned parameter: the Qiskit / OpenQASM 3 name it was imported from,
+        else theta_<i>."""
+        names = getattr(self, "_parameter_names", {})
+        return [names.get(i, f"theta_{i}") for i in range(len(self._own_values))]
+
+    @classmethod
+    def from_qiskit(cls, qc, values=None, global_phase=True):
+        """A circuit from a Qiskit QuantumCircuit; its unbound Parameters become circuit.parameters
+        (in qc.parameters order; ``values``: their initial values). See qiskit_bridge.py."""
+        from . import qiskit_bridge
+        return qiskit_bridge.from_qiskit(cls, qc, values, global_phase)
+
+    def to_qiskit(self):
+        """A Qiskit QuantumCircuit with the circuit-owned parameters as Qiskit Parameters."""
+        from . import qiskit_bridge
+        return qiskit_bridge.to_qiskit(self)
+
+    @classmethod
+    def from_qasm3(cls, text, values=None):
+        """A circuit from OpenQASM 3 text; ``input float[64] x;`` parameters become circuit.parameters
+        (``values``: their initial values, by name). See qasm3.py."""
+        from . import qasm3
+        return qasm3.read(cls, text, values)
+
+    def to_qasm3(self):
+        """OpenQASM 3 text, the circuit-owned parameters as ``input float[64]`` (see qasm3.py)."""
+        from . import qasm3
+        return qasm3.write(self)
 
     # ---- inspection -----------------------------------------------------------------------------
     def __len__(self):
