@@ -140,10 +140,16 @@ def test_csv_options_and_quoting(tmp_path):
     assert ds.rows.tolist() == [2, 3, 5]  # file lines; the blank line 4 is skipped
     assert ds.label_names == ["y", "weird, column"]
     np.testing.assert_array_equal(ds.labels, [[0, 1.5], [1, np.nan], [np.nan, np.nan]])
-    # Every other column as labels: 'name' holds text, so every row is bad, each reported.
+    # Labels inferred: 'name' is an identifier (reported once, not per row), the numeric columns
+    # are labels, and every row is kept.
+    with pytest.warns(UserWarning, match=r"ignored columns: name \(identifier\)") as caught:
+        inferred = helix.read_dataset(path, smiles_column="smiles")
+    assert len(caught) == 1
+    assert inferred.label_names == ["weird, column", "y"]
+    assert len(inferred) == 3 and inferred.invalid == []
+    # Naming a text column as a label makes every row bad, each reported.
     with pytest.warns(UserWarning, match=r"(?s)3 row\(s\) left out.*row 2, column 'name'"):
-        everything = helix.read_dataset(path, smiles_column="smiles")
-    assert everything.label_names == ["name", "weird, column", "y"]
+        everything = helix.read_dataset(path, tasks=["name", "y"])
     assert len(everything) == 0 and [m["row"] for m in everything.invalid] == [2, 3, 5]
 
 

@@ -27,7 +27,13 @@ def test_featurize_command_writes_a_dataset(tmp_path, capsys):
     src = tmp_path / "mols.csv"
     src.write_text("smiles,active,score\nCCO,1,0.5\nC1CC,0,1\nc1ccccc1,,2.5\nCCN,yes,3\n")
     out = tmp_path / "mols.h5"
+    # Inferred, 'active' (one text cell in four rows) is not a label: reported, no row lost to it.
     assert cli.main(["helix", "featurize", str(src), "-o", str(out), "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "ignored columns: active (text in 1 of 4 rows)" in captured.err
+    assert "3 molecules" in captured.out and helix.load_dataset(str(out)).label_names == ["score"]
+    # Named as a task, its text cell makes row 5 a bad row.
+    assert cli.main(["helix", "featurize", str(src), "-o", str(out), "--tasks", "active,score", "--quiet"]) == 0
     captured = capsys.readouterr()
     assert "2 molecules" in captured.out and "2 row(s) left out" in captured.out
     assert "row 3: SMILES 'C1CC' skipped" in captured.err
@@ -43,7 +49,8 @@ def test_featurize_command_writes_a_dataset(tmp_path, capsys):
                      "--label-columns", "score", "--quiet"]) == 0
     hu = helix.load_dataset(str(out2))
     assert hu.featurizer == "pretrain_gnns" and hu.atom_features.shape[1] == 2 and len(hu) == 3
-    assert cli.main(["helix", "featurize", str(src), "-o", str(out2), "--on-bad-row", "raise", "--quiet"]) == 2
+    assert cli.main(["helix", "featurize", str(src), "-o", str(out2), "--on-bad-row", "raise", "--tasks", "active",
+                     "--quiet"]) == 2
     assert "row 5, column 'active'" in capsys.readouterr().err
 
 

@@ -15,14 +15,15 @@ import dataclasses
 import hashlib
 import json
 import os
-import warnings
 
 import numpy as np
 
+from . import csv_columns
 from ._native import native
 from .graph_arrays import featurize_graphs
+from .user_warning import warn
 
-__all__ = ["GraphBatch", "MoleculeDataset", "DataLoader", "load_dataset", "cache_path_for"]
+__all__ = ["GraphBatch", "MoleculeDataset", "DataLoader", "load_dataset", "read_csv_table", "cache_path_for"]
 
 
 @dataclasses.dataclass
@@ -378,7 +379,8 @@ def cache_path_for(path, featurizer="ogb", cache_dir=None, smiles_column=None, l
     """Where load_dataset caches the featurized `path`: keyed by the file's SHA-256, the
     featurizer and its version, and the reader options."""
     sha = _sha or _file_sha256(path)
-    options = (smiles_column, tuple(label_columns) if label_columns is not None else None)
+    inferred = ("inferred labels", csv_columns.RULE_VERSION)  # a new rule must not reuse old caches
+    options = (smiles_column, tuple(label_columns) if label_columns is not None else inferred)
     key = _cache_key(sha, featurizer, options)
     stem = os.path.basename(path).split(".")[0] or "input"
     return os.path.join(cache_dir or _default_cache_dir(), f"{stem}.{featurizer}.{key[:20]}.h5"), sha, key
@@ -390,13 +392,38 @@ def _warn_dropped(path, errors, invalid):
     if messages:
         shown = "\n  ".join(messages[:10])
         more = f"\n  ... and {len(messages) - 10} more" if len(messages) > 10 else ""
-        warnings.warn(f"{path}: {len(messages)} row(s) left out:\n  {shown}{more}", stacklevel=3)
+        warn(f"{path}: {len(messages)} row(s) left out:\n  {shown}{more}")
+
+
+def read_csv_table(path, smiles_column=None, label_columns=None, on_bad_row="skip"):
+    """The C++ reader's table of a molecule CSV: its SMILES, rows and label columns. With
+    label_columns None the labels are inferred (sampan.helix.csv_columns) and the columns left
+    out are reported once."""
+    h = native()
+    if label_columns is None:
+        found = h.read_smiles_csv(path, smiles_column or "", [], False, on_bad_row)["smiles_column"]
+        columns = csv_columns.infer_columns(path, found)
+        message = columns.ignored_message(path)
+        if message:
+            warn(message)
+        smiles_column, label_columns = found, columns.labels
+    return h.read_smiles_csv(path, smiles_column or "", list(label_columns), False, on_bad_row)
+
+
+def _tasks_or_label_columns(tasks, label_columns):
+    if tasks is not None and label_columns is not None and list(tasks) != list(label_columns):
+        raise ValueError(f"tasks={list(tasks)} and label_columns={list(label_columns)} disagree; give one of them")
+    chosen = tasks if tasks is not None else label_columns
+    if isinstance(chosen, str):
+        raise TypeError(f"tasks must be a list of column names, got the string {chosen!r} (write [{chosen!r}])")
+    return None if chosen is None else list(chosen)
 
 
 def read_dataset(path, featurizer="ogb", smiles_column=None, label_columns=None, on_bad_row="skip",
-                 num_threads=0, label_properties=None, progress=None):
+                 num_threads=0, label_properties=None, progress=None, tasks=None):
     """Reads and featurizes `path` (no cache). See load_dataset."""
     path = os.fspath(path)
+    label_columns = _tasks_or_label_columns(tasks, label_columns)
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: no such file")
     kind = _input_kind(path)
@@ -410,8 +437,7 @@ def read_dataset(path, featurizer="ogb", smiles_column=None, label_columns=None,
         _warn_dropped(path, [], [dict(m, text=m["text"]) for m in d["invalid"]])
         return ds
     if kind == "csv":
-        table = h.read_smiles_csv(path, smiles_column or "", list(label_columns or []), label_columns is None,
-                                  on_bad_row)
+        table = read_csv_table(path, smiles_column, label_columns, on_bad_row)
     else:
         table = h.read_smiles_lines(path)
     if progress is not None and hasattr(progress, "reset"):
@@ -427,7 +453,7 @@ def read_dataset(path, featurizer="ogb", smiles_column=None, label_columns=None,
 
 
 def load_dataset(path, featurizer="ogb", smiles_column=None, label_columns=None, cache=True, cache_dir=None,
-                 on_bad_row="skip", num_threads=0, progress=None):
+                 on_bad_row="skip", num_threads=0, progress=None, tasks=None):
     """Reads molecules and labels from `path` and featurizes them, through an HDF5 cache.
 
     Arguments::
@@ -436,7 +462,10 @@ def load_dataset(path, featurizer="ogb", smiles_column=None, label_columns=None,
                        line), .sdf (RDKit's SDMolSupplier; label_columns name SD properties), or .h5 (a
                        dataset written by MoleculeDataset.save or `sampan helix featurize`)
         smiles_column: the SMILES column of a CSV; None picks it by name (smiles, mol, ...)
-        label_columns: the label columns; None takes every other column of a CSV
+        tasks:         the label columns (label_columns is the same option under its older name);
+                       None infers them for a CSV: numeric columns that are not identifiers (num,
+                       name, mol_id, ... or a row counter; see sampan.helix.csv_columns), the
+                       others reported once as ignored
         cache:         reuse/write the featurized dataset under cache_dir (default
                        $SAMPAN_HELIX_CACHE or ~/.cache/sampan/helix), keyed by the file's SHA-256, the
                        featurizer and its version and these options. A cache file that cannot be read
@@ -450,6 +479,7 @@ def load_dataset(path, featurizer="ogb", smiles_column=None, label_columns=None,
     dataset.invalid.
     """
     path = os.fspath(path)
+    label_columns = _tasks_or_label_columns(tasks, label_columns)
     if not cache or _input_kind(path) == "h5":
         return read_dataset(path, featurizer, smiles_column, label_columns, on_bad_row, num_threads, progress=progress)
     if not os.path.exists(path):
@@ -463,12 +493,11 @@ def load_dataset(path, featurizer="ogb", smiles_column=None, label_columns=None,
                 raise ValueError(f"{cache_file}: its cache key does not match {path}")
             return MoleculeDataset._from_record(record, cache_file)
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
-            warnings.warn(f"helix: the cache {cache_file} of {path} cannot be used ({error}); rebuilding it",
-                          stacklevel=2)
+            warn(f"helix: the cache {cache_file} of {path} cannot be used ({error}); rebuilding it")
     dataset = read_dataset(path, featurizer, smiles_column, label_columns, on_bad_row, num_threads, progress=progress)
     try:
         os.makedirs(os.path.dirname(cache_file), exist_ok=True)
         dataset.save(cache_file, extra={"cache_key": key, "input_sha256": sha, "input_path": os.path.abspath(path)})
     except OSError as error:  # a read-only cache folder must not stop the run
-        warnings.warn(f"helix: could not write the cache {cache_file}: {error}", stacklevel=2)
+        warn(f"helix: could not write the cache {cache_file}: {error}")
     return dataset

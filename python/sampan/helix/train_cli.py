@@ -12,6 +12,17 @@ import sys
 import time
 
 
+def comma_list(text):
+    """--tasks A,B -> ["A", "B"] (names may not contain commas here; use the Python API for those)."""
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def print_warnings(command, caught):
+    """Recorded warnings as one line each on stderr (no source line)."""
+    for w in caught:
+        print(f"sampan helix {command}: warning: {w.message}", file=sys.stderr)
+
+
 def _write_json(path, record):
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
@@ -36,15 +47,21 @@ def _model_arguments(p, dropout):
     p.add_argument("--threads", type=int, default=None, help="OpenMP threads (default: sampan's)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--smiles-column", default=None)
-    p.add_argument("--label-columns", nargs="*", default=None)
+    p.add_argument("--tasks", "--label-columns", dest="tasks", type=comma_list, default=None,
+                   help="comma-separated label columns; default: the CSV's numeric columns that are not "
+                        "identifiers (num, name, mol_id, ... or a row counter)")
 
 
 def add_finetune_parser(subparsers):
     p = subparsers.add_parser("finetune", help="fine-tune a GNN on a labelled dataset, several seeds",
                               description="Fine-tunes GIN (Hu et al. 2020 protocol) on a labelled molecule file "
                                           "and writes metrics JSON and the best model (HDF5).")
-    p.add_argument("--dataset", required=True, help="CSV (SMILES + label columns), SDF, or featurized .h5")
-    p.add_argument("--split", default="scaffold", choices=["scaffold", "random_scaffold", "random"])
+    p.add_argument("--dataset", required=True,
+                   help="CSV (SMILES + label columns), SDF, featurized .h5, or an OGB dataset folder "
+                        "(e.g. dataset/ogbg_molhiv: mapping/mol.csv.gz and its official split/)")
+    p.add_argument("--split", default="scaffold", choices=["scaffold", "random_scaffold", "random"],
+                   help="for an OGB folder: the split folder under split/ (OGB's molecule datasets have "
+                        "scaffold), used as written")
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--pool", default="mean", choices=["sum", "mean", "max", "attention"])
@@ -79,14 +96,29 @@ def add_pretrain_parser(subparsers):
     return p
 
 
-def _load(args, with_labels):
+def _load(args, with_labels, official_split=False):
+    """The dataset (its first --max-molecules), and for an OGB folder with official_split its
+    split as positions in it (else None). Data warnings are printed as one line each."""
+    import warnings
     from .data import load_dataset
-    labels = args.label_columns if with_labels else []
-    dataset = load_dataset(args.dataset, featurizer=args.featurizer, smiles_column=args.smiles_column,
-                           label_columns=labels)
+    from .ogb_folder import is_ogb_folder, load_ogb_folder
+    tasks = args.tasks if with_labels else []
+    split = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if os.path.isdir(args.dataset):
+            if not is_ogb_folder(args.dataset):
+                raise ValueError(f"{args.dataset}: a folder, but not an OGB dataset folder (no mapping/mol.csv.gz)")
+            dataset, split = load_ogb_folder(args.dataset, args.featurizer, args.split, tasks=tasks)
+        else:
+            dataset = load_dataset(args.dataset, featurizer=args.featurizer, smiles_column=args.smiles_column,
+                                   tasks=tasks)
+    print_warnings(args.helix_command, caught)
     if args.max_molecules is not None:
         dataset = dataset[: args.max_molecules]
-    return dataset
+        if split is not None:
+            split = tuple(part[part < args.max_molecules] for part in split)
+    return (dataset, split) if official_split else dataset
 
 
 def _reported(command):
@@ -114,21 +146,24 @@ def _finetune(args):
     from .finetune import finetune_dataset, save_model
     if args.threads:
         sampan.set_num_threads(args.threads)
-    dataset = _load(args, True)
+    dataset, official_split = _load(args, True, official_split=True)
     if dataset.num_tasks == 0:
         print(f"sampan helix finetune: error: {args.dataset} has no label columns", file=sys.stderr)
         return 2
     print(f"{args.dataset}: {len(dataset)} molecules, {dataset.num_tasks} tasks ({args.featurizer} features)")
     start = time.perf_counter()
-    summary, best = finetune_dataset(dataset, args.split, args.seeds, args.epochs, args.batch_size, args.lr,
+    summary, best = finetune_dataset(dataset, official_split or args.split, args.seeds, args.epochs, args.batch_size, args.lr,
                                      args.metric, args.layers, args.emb_dim, args.conv, args.jk, args.pool,
                                      args.dropout, args.pretrained, progress=not args.no_progress,
                                      max_batches=args.max_batches, checkpoint_dir=args.checkpoint_dir)
     summary["dataset"] = os.path.abspath(args.dataset)
+    if official_split is not None:
+        summary["split"] = f"{args.split} (official, {os.path.join(args.dataset, 'split', args.split)})"
     summary["seconds"] = time.perf_counter() - start
     model_out = args.model_out or os.path.splitext(args.out)[0] + ".h5"
     os.makedirs(os.path.dirname(os.path.abspath(model_out)), exist_ok=True)
     save_model(best, model_out, extra={"dataset": summary["dataset"], "metric": summary["metric"],
+                                       "tasks": list(dataset.label_names),
                                        "test_mean": summary["test_mean"], "test_std": summary["test_std"]})
     summary["model"] = dict(summary["model"], path=os.path.abspath(model_out))
     _write_json(args.out, summary)
