@@ -25,11 +25,12 @@ import numpy as np
 
 import sampan as sp
 
-from . import gates, measurement, qasm
+from . import gates, measurement, qasm, shots as shot_estimates
 from .classical import ClassicalMixin
 from .gates import CHANNEL_OPCODES
 from .hamiltonian import Hamiltonian
 from .noise import ChannelMixin
+from .qubit_order import DEFAULT_ORDER, convert
 
 
 class Circuit(ChannelMixin, ClassicalMixin):
@@ -448,54 +449,65 @@ class Circuit(ChannelMixin, ClassicalMixin):
                 enc.extend(gates.encode(g, qubits, [slot(r) for r in refs]))
         return params, enc, list(self._constants)
 
-    def state(self):
-        """The state circuit|0...0> as a complex128 sp tensor [2^n], differentiable (adjoint method).
+    def state(self, order=DEFAULT_ORDER):
+        """The state circuit|0...0> as a complex128 sp tensor [2^n], differentiable (adjoint method),
+        in qubit ``order`` ('little' or 'big', qubit_order.py).
         A circuit with noise channels has no state vector: use density_matrix()."""
         params, enc, consts = self.encode()
-        return sp.ops.quantum.statevector(params, enc, consts, self.n_qubits)
+        return convert(sp.ops.quantum.statevector(params, enc, consts, self.n_qubits), order, "Circuit.state")
 
-    def density_matrix(self):
-        """rho after the circuit from ``|0...0><0...0|``: complex128 sp tensor [2^n, 2^n], differentiable."""
+    def density_matrix(self, order=DEFAULT_ORDER):
+        """rho after the circuit from ``|0...0><0...0|``: complex128 sp tensor [2^n, 2^n], differentiable,
+        in qubit ``order``."""
         params, enc, consts = self.encode()
-        return sp.ops.quantum.density_matrix(params, enc, consts, self.n_qubits)
+        return convert(sp.ops.quantum.density_matrix(params, enc, consts, self.n_qubits), order,
+                       "Circuit.density_matrix")
 
     def _use_dm(self, density_matrix):
         return self.has_channels if density_matrix is None else bool(density_matrix)
 
-    def expectation(self, hamiltonian, density_matrix=None):
+    def expectation(self, hamiltonian, density_matrix=None, shots=None, seed=None):
         """<H> as a float64 sp scalar, differentiable (adjoint method) in every angle and channel
-        parameter tensor. density_matrix=None: on a density matrix iff the circuit holds a channel."""
+        parameter tensor. density_matrix=None: on a density matrix iff the circuit holds a channel.
+        shots=N: the estimate from N shots per qubit-wise commuting group of terms, seeded by
+        ``seed`` (int or sp.Generator), with the shot parameter-shift gradient (shots.py)."""
         if not isinstance(hamiltonian, Hamiltonian):
             hamiltonian = Hamiltonian(hamiltonian)
+        if shots is not None:
+            return shot_estimates.circuit_expectation(self, hamiltonian, shots, seed, self._use_dm(density_matrix))
         params, enc, consts = self.encode()
         paulis, coeffs = hamiltonian.encode(self.n_qubits)
         op = sp.ops.quantum.dm_expectation if self._use_dm(density_matrix) else sp.ops.quantum.expectation
         return op(params, enc, consts, self.n_qubits, paulis, coeffs)
 
-    def _final_state(self, density_matrix):
-        return self.density_matrix() if self._use_dm(density_matrix) else self.state()
+    def _final_state(self, density_matrix, order=DEFAULT_ORDER):
+        return self.density_matrix(order) if self._use_dm(density_matrix) else self.state(order)
 
     # ---- measurement (conventions: measurement.py) ----------------------------------------------
-    def probabilities(self, qubits=None, density_matrix=None):
+    def probabilities(self, qubits=None, density_matrix=None, order=DEFAULT_ORDER):
         """Probabilities (float64 sp tensor [2^m], differentiable) of the outcomes of `qubits`
-        (default: all) in the computational basis; index b = sum_j bit(qubits[j]) 2^j."""
+        (default: all) in the computational basis; index b = sum_j bit(qubits[j]) 2^j
+        (order='big': 2^(m-1-j))."""
         qs = self._qubit_list(qubits)
-        return measurement.probabilities(self._final_state(density_matrix), qs)
+        return measurement.probabilities(self._final_state(density_matrix, order), qs, order=order)
 
-    def sample(self, shots, qubits=None, seed=None, generator=None, density_matrix=None, format="counts"):
+    def sample(self, shots, qubits=None, seed=None, generator=None, density_matrix=None, format="counts",
+               order=DEFAULT_ORDER):
         """`shots` measurement outcomes of `qubits` (default all). format='counts': {bitstring: count}
-        (bitstrings with qubits[0] LAST, Qiskit's order); 'bitstrings': a list of str; 'outcomes': int64
+        (bitstrings with qubits[0] LAST, Qiskit's order; FIRST for order='big'); 'bitstrings': a list of str; 'outcomes': int64
         sp tensor of outcome integers. Seeded: seed=int (a fresh sp.Generator(seed)) or generator=
         (one draw taken from it); else the default generator."""
         qs = self._qubit_list(qubits)
-        return measurement.sample(self._final_state(density_matrix), qs, shots, seed, generator, format)
+        return measurement.sample(self._final_state(density_matrix, order), qs, shots, seed, generator, format,
+                                  order=order)
 
-    def measure(self, qubits, outcome, density_matrix=None):
+    def measure(self, qubits, outcome, density_matrix=None, order=DEFAULT_ORDER):
         """Measures `qubits` and keeps `outcome` (a list of bits, outcome[j] for qubits[j], or a
-        bitstring with qubits[0] LAST). Returns (post-measurement state on all n qubits, normalised,
+        bitstring with qubits[0] LAST; FIRST for order='big'). Returns (post-measurement state on all
+        n qubits in ``order``, normalised,
         measured qubits collapsed; its probability), both differentiable sp tensors."""
         qs = self._qubit_list(qubits)
-        return measurement.measure(self._final_state(density_matrix), qs, outcome)
+        return measurement.measure(self._final_state(density_matrix, order), qs, outcome, order=order)
 
     def _qubit_list(self, qubits):
         if qubits is None:

@@ -3,6 +3,9 @@ one shortcut per noise channel of the gate table (``rho.amplitude_damping(0.2, 0
 
 A density matrix on n qubits is a complex sp tensor [2^n, 2^n], rho[r, c] with qubit q = bit q of
 r and of c. Everything is differentiable. Measurement conventions: measurement.py.
+
+It is stored in sampan's little qubit order; ``order='big'`` (qubit_order.py) on the constructor,
+``from_state``, ``to_tensor``/``numpy`` and the measurement methods reads or writes big order.
 """
 import numbers
 
@@ -10,10 +13,11 @@ import numpy as np
 
 import sampan as sp
 
-from . import measurement
+from . import measurement, shots as shot_estimates
 from .circuit import Circuit
 from .gates import CHANNEL_OPCODES
 from .hamiltonian import Hamiltonian
+from .qubit_order import DEFAULT_ORDER, convert
 
 
 def _as_tensor(x):
@@ -25,30 +29,35 @@ class DensityMatrix:
     with the observables of sampan.quantum, ``apply(circuit)`` and one method per channel
     (``rho.amplitude_damping(0.2, 0)``), all differentiable. ``DensityMatrix(circuit)`` runs a circuit (with or
     without channels) from ``|0...0><0...0|``; ``DensityMatrix(tensor)`` wraps a matrix;
-    ``DensityMatrix.from_state(psi)`` is ``|psi><psi|`` (differentiable in psi)."""
+    ``DensityMatrix.from_state(psi)`` is ``|psi><psi|`` (differentiable in psi). ``order``: the qubit
+    order of a given matrix or ket (not of a circuit, which carries its own)."""
 
-    def __init__(self, data):
+    def __init__(self, data, order=DEFAULT_ORDER):
         if hasattr(data, "density_matrix") and hasattr(data, "n_qubits"):  # a Circuit
-            data = data.density_matrix()
+            data, order = data.density_matrix(), DEFAULT_ORDER
         t = _as_tensor(data)
         if t.dtype not in (sp.complex64, sp.complex128):
             t = t.to(sp.complex128)
         shape = list(t.shape)
         if len(shape) != 2 or shape[0] != shape[1] or shape[0] < 2 or shape[0] & (shape[0] - 1):
             raise ValueError(f"DensityMatrix: expected a [2^n, 2^n] matrix, got shape {shape}")
-        self.data = t
+        self.data = convert(t, order, "DensityMatrix")
         self.n_qubits = int(shape[0]).bit_length() - 1
 
     @classmethod
-    def from_state(cls, psi):
+    def from_state(cls, psi, order=DEFAULT_ORDER):
         psi = _as_tensor(psi)
         if psi.dtype not in (sp.complex64, sp.complex128):
             psi = psi.to(sp.complex128)
         col = sp.reshape(psi, [-1, 1])
-        return cls(sp.matmul(col, sp.conj(sp.reshape(psi, [1, -1]))))
+        return cls(sp.matmul(col, sp.conj(sp.reshape(psi, [1, -1]))), order=order)
 
-    def numpy(self):
-        return self.data.detach().numpy()
+    def to_tensor(self, order=DEFAULT_ORDER):
+        """The matrix as a (differentiable) sp tensor in qubit ``order``."""
+        return convert(self.data, order, "DensityMatrix.to_tensor")
+
+    def numpy(self, order=DEFAULT_ORDER):
+        return self.to_tensor(order).detach().numpy()
 
     def apply(self, circuit):
         """E(rho) for a Circuit (gates and channels) on as many qubits: a new DensityMatrix,
@@ -69,25 +78,29 @@ class DensityMatrix:
         """``tr(rho^2) = sum |rho_ij|^2`` for Hermitian rho."""
         return sp.sum(sp.real(sp.mul(self.data, sp.conj(self.data))))
 
-    def expectation(self, hamiltonian):
-        """tr(H rho) (differentiable in the tensor): sum_ij H_ji rho_ij."""
+    def expectation(self, hamiltonian, shots=None, seed=None):
+        """tr(H rho) (differentiable in the tensor): sum_ij H_ji rho_ij. shots=N: the N-shot estimate
+        (shots.py; seeded by ``seed``, not differentiable)."""
         if not isinstance(hamiltonian, Hamiltonian):
             hamiltonian = Hamiltonian(hamiltonian)
+        if shots is not None:
+            return shot_estimates.estimate_expectation(self.data, hamiltonian, shots, seed)
         h = sp.tensor(np.ascontiguousarray(hamiltonian.matrix(self.n_qubits).T)).to(self.data.dtype)
         return sp.sum(sp.real(sp.mul(h, self.data)))
 
-    def probabilities(self, qubits=None):
-        return measurement.probabilities(self.data, list(qubits) if qubits is not None else [])
+    def probabilities(self, qubits=None, order=DEFAULT_ORDER):
+        return measurement.probabilities(self.to_tensor(order), list(qubits) if qubits is not None else [], order=order)
 
-    def sample(self, shots, qubits=None, seed=None, generator=None, format="counts"):
-        return measurement.sample(self.data, list(qubits) if qubits is not None else [], shots, seed, generator,
-                                  format)
+    def sample(self, shots, qubits=None, seed=None, generator=None, format="counts", order=DEFAULT_ORDER):
+        return measurement.sample(self.to_tensor(order), list(qubits) if qubits is not None else [], shots, seed, generator,
+                                  format, order=order)
 
-    def measure(self, qubits, outcome):
-        """(post-measurement DensityMatrix, probability); see Circuit.measure."""
-        post, p = measurement.measure(self.data, [qubits] if isinstance(qubits, numbers.Integral) else list(qubits),
-                                      outcome)
-        return DensityMatrix(post), p
+    def measure(self, qubits, outcome, order=DEFAULT_ORDER):
+        """(post-measurement DensityMatrix, probability); see Circuit.measure (``order``: of a
+        bitstring outcome)."""
+        post, p = measurement.measure(self.to_tensor(order), [qubits] if isinstance(qubits, numbers.Integral) else list(qubits),
+                                      outcome, order=order)
+        return DensityMatrix(post, order=order), p
 
 
 def _channel_shortcut(name):

@@ -4,6 +4,8 @@ import re
 
 import numpy as np
 
+from .qubit_order import DEFAULT_ORDER, convert
+
 _CODES = {"I": 0, "X": 1, "Y": 2, "Z": 3}
 _TOKEN = re.compile(r"^([IXYZ])(\d+)$")
 _PAULI_MATRICES = {
@@ -61,8 +63,9 @@ class Hamiltonian:
             coeffs.append(coef)
         return paulis, coeffs
 
-    def matrix(self, n_qubits=None):
-        """The dense 2^n x 2^n matrix (NumPy, complex128), qubit 0 the least significant bit."""
+    def matrix(self, n_qubits=None, order=DEFAULT_ORDER):
+        """The dense 2^n x 2^n matrix (NumPy, complex128) in qubit ``order`` ('little': qubit 0 the least
+        significant bit; 'big': the most, so "Z0" is Z (x) I (x) ... (x) I)."""
         n = self.n_qubits if n_qubits is None else n_qubits
         self.encode(n)  # range check
         h = np.zeros((2 ** n, 2 ** n), dtype=complex)
@@ -71,7 +74,7 @@ class Hamiltonian:
             for q in reversed(range(n)):  # qubit n-1 is the leftmost Kronecker factor
                 m = np.kron(m, _PAULI_MATRICES[ops.get(q, 0)])
             h += coef * m
-        return h
+        return convert(h, order, "Hamiltonian.matrix")
 
     def __repr__(self):
         names = "IXYZ"

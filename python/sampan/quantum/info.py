@@ -5,6 +5,11 @@ Qubit convention (the package's): qubit q is bit q of the index, qubit 0 the lea
 Functions that keep some qubits (partial trace) return them renumbered 0, 1, ... in increasing
 order of their old numbers.
 
+``order`` (qubit_order.py) on the functions that name qubits (partial trace and transpose,
+negativity, PPT, Schmidt decomposition): 'little' (default) or 'big', the layout of the matrix or
+ket given and of the one returned; which qubits are traced or kept is by label either way. The
+spectral functions do not depend on the order (both arguments in the same order).
+
 Everything is composed of differentiable sampan ops (einsum, permute, eigh, svd ...), so
 gradients flow through every function. Spectral functions use only eigenvalues where they can
 (entropy, trace distance, negativity), whose gradients are well defined even for degenerate
@@ -22,6 +27,8 @@ import numpy as np
 
 import sampan as sp
 
+from .qubit_order import DEFAULT_ORDER, convert
+
 _C128 = sp.complex128
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _EIG_CUTOFF = 1e-14   # eigenvalues below this are zero (log, sqrt)
@@ -35,21 +42,23 @@ def _n_of(dim, who):
     return n
 
 
-def as_density_matrix(state, who="as_density_matrix"):
-    """A complex128 density-matrix tensor from a ket [2^n], a matrix [2^n, 2^n] (tensor or
-    array-like), or an object with a ``to_tensor()`` method (differentiable for tensors)."""
+def as_density_matrix(state, who="as_density_matrix", order=DEFAULT_ORDER):
+    """A complex128 density-matrix tensor in little order from a ket [2^n] or a matrix [2^n, 2^n]
+    (tensor or array-like) given in ``order``, or from an object with a ``to_tensor()`` method (a
+    DensityMatrix, which knows its own order); differentiable for tensors."""
     if hasattr(state, "to_tensor") and not isinstance(state, sp.Tensor):
-        state = state.to_tensor()
+        state, order = state.to_tensor(), DEFAULT_ORDER
     t = sp.as_tensor(state)
     if t.dtype != _C128:
         t = t.to(_C128)
     if t.dim() == 1:
         _n_of(t.shape[0], who)
+        t = convert(t, order, who)
         return sp.outer(t, sp.conj(t))
     if t.dim() != 2 or t.shape[0] != t.shape[1]:
         raise ValueError(f"{who}: expected a ket [2^n] or a density matrix [2^n, 2^n], got shape {tuple(t.shape)}")
     _n_of(t.shape[0], who)
-    return t
+    return convert(t, order, who)
 
 
 def _qubit_list(qubits, n, who, name="qubits"):
@@ -69,10 +78,15 @@ def _real(x):
 
 
 # ---- partial trace and transpose -------------------------------------------------------------------
-def partial_trace(rho, traced_qubits):
+def partial_trace(rho, traced_qubits, order=DEFAULT_ORDER):
     """Traces out ``traced_qubits`` (an int or a list) of the n-qubit density matrix ``rho``; the
-    remaining qubits keep their order and are renumbered 0, 1, ..."""
-    rho = as_density_matrix(rho, "partial_trace")
+    remaining qubits keep their order and are renumbered 0, 1, ... (rho and the result in ``order``)."""
+    return convert(_partial_trace(as_density_matrix(rho, "partial_trace", order), traced_qubits), order,
+                   "partial_trace")
+
+
+def _partial_trace(rho, traced_qubits):
+    """partial_trace of a little-order density matrix."""
     n = _n_of(rho.shape[0], "partial_trace")
     traced = set(_qubit_list(traced_qubits, n, "partial_trace", "traced_qubits"))
     if len(traced) == n:
@@ -90,19 +104,25 @@ def partial_trace(rho, traced_qubits):
     return sp.reshape(out, [d, d])
 
 
-def reduced_density_matrix(rho, kept_qubits):
-    """The state of ``kept_qubits`` (renumbered in increasing order): the partial trace over the rest."""
-    rho = as_density_matrix(rho, "reduced_density_matrix")
+def reduced_density_matrix(rho, kept_qubits, order=DEFAULT_ORDER):
+    """The state of ``kept_qubits`` (renumbered in increasing order): the partial trace over the rest
+    (rho and the result in ``order``)."""
+    rho = as_density_matrix(rho, "reduced_density_matrix", order)
     n = _n_of(rho.shape[0], "reduced_density_matrix")
     kept = set(_qubit_list(kept_qubits, n, "reduced_density_matrix", "kept_qubits"))
     traced = [q for q in range(n) if q not in kept]
-    return partial_trace(rho, traced) if traced else rho
+    return convert(_partial_trace(rho, traced) if traced else rho, order, "reduced_density_matrix")
 
 
-def partial_transpose(rho, transposed_qubits):
+def partial_transpose(rho, transposed_qubits, order=DEFAULT_ORDER):
     """The partial transpose of ``rho`` on ``transposed_qubits``: <i_T j_R|rho^T|k_T l_R> =
-    <k_T j_R|rho|i_T l_R>."""
-    rho = as_density_matrix(rho, "partial_transpose")
+    <k_T j_R|rho|i_T l_R> (rho and the result in ``order``)."""
+    return convert(_partial_transpose(as_density_matrix(rho, "partial_transpose", order), transposed_qubits),
+                   order, "partial_transpose")
+
+
+def _partial_transpose(rho, transposed_qubits):
+    """partial_transpose of a little-order density matrix."""
     n = _n_of(rho.shape[0], "partial_transpose")
     qs = _qubit_list(transposed_qubits, n, "partial_transpose", "transposed_qubits")
     perm = list(range(2 * n))
@@ -209,47 +229,49 @@ def _default_b(n, qubits, who):
     return qubits
 
 
-def trace_norm_partial_transpose(rho, transposed_qubits=None):
+def trace_norm_partial_transpose(rho, transposed_qubits=None, order=DEFAULT_ORDER):
     """||rho^{T_B}||_1 with B = transposed_qubits (default: the upper half of the qubits)."""
-    rho = as_density_matrix(rho, "negativity")
+    rho = as_density_matrix(rho, "negativity", order)
     n = _n_of(rho.shape[0], "negativity")
-    pt = partial_transpose(rho, _default_b(n, transposed_qubits, "negativity"))
+    pt = _partial_transpose(rho, _default_b(n, transposed_qubits, "negativity"))
     return sp.abs(_eigvalsh(pt)).sum()
 
 
-def negativity(rho, transposed_qubits=None):
+def negativity(rho, transposed_qubits=None, order=DEFAULT_ORDER):
     """N(rho) = (||rho^{T_B}||_1 - 1)/2, the sum of ``|negative eigenvalues|`` of the partial transpose
     (Vidal-Werner 2002). B = transposed_qubits, default the upper half [n/2, n). Werner state
     p Phi+ + (1-p) I/4: max(0, (3p - 1)/4)."""
-    return (trace_norm_partial_transpose(rho, transposed_qubits) - 1) * 0.5
+    return (trace_norm_partial_transpose(rho, transposed_qubits, order) - 1) * 0.5
 
 
-def log_negativity(rho, transposed_qubits=None):
+def log_negativity(rho, transposed_qubits=None, order=DEFAULT_ORDER):
     """E_N(rho) = log2 ||rho^{T_B}||_1 (ebits)."""
-    return sp.log(trace_norm_partial_transpose(rho, transposed_qubits)) / math.log(2)
+    return sp.log(trace_norm_partial_transpose(rho, transposed_qubits, order)) / math.log(2)
 
 
-def is_ppt(rho, transposed_qubits=None, tol=1e-10):
+def is_ppt(rho, transposed_qubits=None, tol=1e-10, order=DEFAULT_ORDER):
     """True when the partial transpose on ``transposed_qubits`` (default upper half) has no
     eigenvalue below -tol (Peres' criterion; for 2 qubits PPT <=> separable, Horodecki 1996)."""
-    rho = as_density_matrix(rho, "is_ppt")
+    rho = as_density_matrix(rho, "is_ppt", order)
     n = _n_of(rho.shape[0], "is_ppt")
-    pt = partial_transpose(rho, _default_b(n, transposed_qubits, "is_ppt")).detach().numpy()
+    pt = _partial_transpose(rho, _default_b(n, transposed_qubits, "is_ppt")).detach().numpy()
     return bool(np.linalg.eigvalsh(pt).min() >= -tol)
 
 
-def schmidt_decompose(psi, qubits_a=None):
+def schmidt_decompose(psi, qubits_a=None, order=DEFAULT_ORDER):
     """Schmidt decomposition of a ket psi [2^n] across A = ``qubits_a`` (default the lower half
     [0, n/2)) and B = the rest: ``psi = sum_k c_k |a_k>_A |b_k>_B`` with c_k >= 0 descending.
 
     Returns (c [K] float64, a ``[K, 2^|A|]``, b ``[K, 2^|B|]``), ``K = min(2^|A|, 2^|B|)``. The local indices
     number each party's qubits in increasing order (its lowest qubit is bit 0). For A = [0, k)
     the global ket is sum_k c_k kron(b_k, a_k) in NumPy's kron order (index = a + 2^k b).
-    Differentiable (through svd) where the coefficients are distinct."""
+    Differentiable (through svd) where the coefficients are distinct. ``order='big'``: psi in big
+    order, and each party's local index has its lowest qubit as the most significant bit."""
     t = sp.as_tensor(psi).to(_C128)
     if t.dim() != 1:
         raise ValueError(f"schmidt_decompose: expected a ket [2^n], got shape {tuple(t.shape)}")
     n = _n_of(t.shape[0], "schmidt_decompose")
+    t = convert(t, order, "schmidt_decompose")
     if n < 2:
         raise ValueError("schmidt_decompose: needs at least 2 qubits")
     qa = list(range(n // 2)) if qubits_a is None else _qubit_list(qubits_a, n, "schmidt_decompose", "qubits_a")
@@ -262,4 +284,5 @@ def schmidt_decompose(psi, qubits_a=None):
     axes_b = [n - 1 - q for q in sorted(qb, reverse=True)]
     m = sp.reshape(sp.permute(sp.reshape(t, [2] * n), axes_a + axes_b), [2 ** len(qa), 2 ** len(qb)])
     u, s, vh = sp.svd(m)
-    return s, sp.transpose(u, 0, 1), vh
+    local = lambda rows: sp.stack([convert(rows[k], order, "schmidt_decompose") for k in range(rows.shape[0])])
+    return s, local(sp.transpose(u, 0, 1)), local(vh)

@@ -16,6 +16,7 @@ import numpy as np
 import sampan as sp
 
 from . import gates
+from .qubit_order import DEFAULT_ORDER, convert
 
 _C128 = sp.complex128
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -181,13 +182,13 @@ def circuit_gates(circuit):
     return out
 
 
-def circuit_unitary(circuit):
-    """The 2^n x 2^n unitary of ``circuit`` (complex128 sp tensor, differentiable in its angles):
-    column j is circuit|j>, so circuit_unitary(c)[:, 0] equals c.state()."""
+def circuit_unitary(circuit, order=DEFAULT_ORDER):
+    """The 2^n x 2^n unitary of ``circuit`` (complex128 sp tensor, differentiable in its angles) in
+    qubit ``order``: column j is circuit|j>, so circuit_unitary(c, order)[:, 0] equals c.state(order)."""
     n = circuit.n_qubits
     if n > 12:
         raise ValueError(f"circuit_unitary: {n} qubits is too many for a dense unitary (at most 12)")
     u = _const(("I", 2 ** n), np.eye(2 ** n))
     for m, qubits in circuit_gates(circuit):
         u = apply_matrix(u, m, qubits, n)
-    return u
+    return convert(u, order, "circuit_unitary")

@@ -10,6 +10,11 @@ Bell states (global signs as in Paddle Quantum):
     ``Phi+- = (|00> +- |11>) / sqrt2``,  ``Psi+- = (|01> +- |10>) / sqrt2``   (``|01>``: qubit 0 = 0, qubit 1 = 1)
 
 Mixed states whose weight ``p`` is an sp Tensor are differentiable in it.
+
+Every constructor takes ``order='little'`` (default, the convention above) or ``order='big'``
+(qubit 0 the most significant bit, qubit_order.py): the same state laid out in that order, e.g.
+``w_state(3, order='big')[4]`` is the amplitude of qubit 0 = 1. For ``computational_basis`` the
+index is read in the same order as the vector, so ``computational_basis(n, i, order=o)[i] == 1``.
 """
 import math
 import numbers
@@ -17,6 +22,8 @@ import numbers
 import numpy as np
 
 import sampan as sp
+
+from .qubit_order import DEFAULT_ORDER, check_order, with_order
 
 _C128 = sp.complex128
 
@@ -64,22 +71,25 @@ def _generator(seed):
 
 
 # ---- pure states ------------------------------------------------------------------------------------
-def computational_basis(n_qubits, index):
-    """The basis ket ``|index>`` of n qubits (index = sum_q b_q 2^q)."""
+def computational_basis(n_qubits, index, order=DEFAULT_ORDER):
+    """The basis ket ``|index>`` of n qubits (index = sum_q b_q 2^q; big order: sum_q b_q 2^(n-1-q)),
+    as a vector in the same order."""
+    check_order(order, "computational_basis")
     n = _check_n(n_qubits, "computational_basis", hi=30)
     if not isinstance(index, numbers.Integral) or not 0 <= index < 2 ** n:
         raise ValueError(f"computational_basis: index must be in [0, {2 ** n}), got {index!r}")
     return sp.tensor(_basis_np(2 ** n, int(index)))
 
 
-def zero_state(n_qubits):
+def zero_state(n_qubits, order=DEFAULT_ORDER):
     """``|0...0>``."""
-    return computational_basis(n_qubits, 0)
+    return computational_basis(n_qubits, 0, order)
 
 
 _BELL = {"phi+": (0, 3, 1.0), "phi-": (0, 3, -1.0), "psi+": (2, 1, 1.0), "psi-": (2, 1, -1.0)}
 
 
+@with_order
 def bell_state(which="phi+"):
     """One of the four two-qubit Bell kets: 'phi+', 'phi-', 'psi+', 'psi-' (see the module doc;
     ``Psi- = (|01> - |10>)/sqrt2`` is the vector (e_2 - e_1)/sqrt2 in index order)."""
@@ -93,6 +103,7 @@ def bell_state(which="phi+"):
     return sp.tensor(v)
 
 
+@with_order
 def max_entangled_state(n_qubits=2):
     """``(1/sqrt D) sum_i |i>_A |i>_B`` with A = qubits [0, n/2), B = [n/2, n), D = 2^(n/2): the
     amplitude of index i + D i is 1/sqrt D. n = 2 gives Phi+ (Paddle Quantum's bell_state(n))."""
@@ -105,6 +116,7 @@ def max_entangled_state(n_qubits=2):
     return sp.tensor(v)
 
 
+@with_order
 def ghz_state(n_qubits):
     """``(|0...0> + |1...1>)/sqrt2``."""
     n = _check_n(n_qubits, "ghz_state", lo=2, hi=30)
@@ -113,6 +125,7 @@ def ghz_state(n_qubits):
     return sp.tensor(v)
 
 
+@with_order
 def w_state(n_qubits):
     """``(1/sqrt n) sum_q |0..1_q..0>``: one excitation on every qubit, amplitude of index 2^q."""
     n = _check_n(n_qubits, "w_state", lo=2, hi=30)
@@ -121,6 +134,7 @@ def w_state(n_qubits):
     return sp.tensor(v)
 
 
+@with_order
 def random_state(n_qubits, seed=None):
     """A Haar-random pure ket: a normalised complex Gaussian vector drawn from sp.Generator(seed)
     (seed: an int, an sp.Generator, or None for the default generator)."""
@@ -132,6 +146,7 @@ def random_state(n_qubits, seed=None):
     return sp.tensor(v / np.linalg.norm(v))
 
 
+@with_order
 def haar_unitary(n_qubits, seed=None):
     """A Haar-random unitary [2^n, 2^n]: Q of the QR decomposition of a complex Ginibre matrix,
     with each column multiplied by the phase of R's diagonal entry so that the distribution is
@@ -147,6 +162,7 @@ def haar_unitary(n_qubits, seed=None):
     return sp.tensor(np.ascontiguousarray(q))
 
 
+@with_order
 def random_density_matrix(n_qubits, rank=None, seed=None):
     """A random density matrix G G^+ / tr(G G^+) with G a complex Ginibre matrix [2^n, rank]
     (rank = 2^n by default: the Hilbert-Schmidt measure)."""
@@ -163,12 +179,14 @@ def random_density_matrix(n_qubits, rank=None, seed=None):
 
 
 # ---- mixed two-qubit (bipartite) families ------------------------------------------------------------
+@with_order
 def completely_mixed_state(n_qubits):
     """I / 2^n."""
     n = _check_n(n_qubits, "completely_mixed_state")
     return sp.eye(2 ** n, dtype=_C128) * (1.0 / 2 ** n)
 
 
+@with_order
 def isotropic_state(p, n_qubits=2):
     """``p |Phi><Phi| + (1 - p) I / 2^n`` with Phi the maximally entangled state of
     ``max_entangled_state(n)``; for n = 2 the two-qubit Werner state in the Phi+ frame, of
@@ -178,17 +196,20 @@ def isotropic_state(p, n_qubits=2):
     return w * phi + (1 - w) * completely_mixed_state(n_qubits)
 
 
+@with_order
 def werner_state(p):
     """The two-qubit Werner state ``p |Phi+><Phi+| + (1 - p) I/4`` (= isotropic_state(p, 2))."""
     return isotropic_state(p, 2)
 
 
+@with_order
 def s_state(p):
     """``p |Phi+><Phi+| + (1 - p) |00><00|`` (Paddle Quantum's s_state); fidelity (1 + p)/2."""
     w = _weight(p, "s_state")
     return w * density_matrix(bell_state("phi+")) + (1 - w) * density_matrix(computational_basis(2, 0))
 
 
+@with_order
 def r_state(p):
     """``p |Psi+><Psi+| + (1 - p) |11><11|`` (Paddle Quantum's r_state)."""
     w = _weight(p, "r_state")
@@ -198,6 +219,7 @@ def r_state(p):
 BELL_DIAGONAL_ORDER = ("phi+", "psi+", "phi-", "psi-")
 
 
+@with_order
 def bell_diagonal_state(coefficients):
     """``sum_k c_k |B_k><B_k|`` with the four coefficients in the order **(Phi+, Psi+, Phi-, Psi-)**
     (Paddle Quantum's order; ``BELL_DIAGONAL_ORDER``). They must be >= 0 and sum to 1. A list of
