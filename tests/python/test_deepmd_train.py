@@ -93,7 +93,7 @@ def test_train_restart_freeze_and_test(tmp_path):
 
     # `test` on two validation frames equals the frozen model evaluated here
     out = io.StringIO()
-    result = cli.test_model(str(a / "frozen.h5"), str(WATER / "data_3"), numb_test=2, out=out)
+    [result] = cli.test_model(str(a / "frozen.h5"), str(WATER / "data_3"), numb_test=2, out=out)
     frozen = sp.deepmd.load_model(str(a / "frozen.h5"))
     system = sp.deepmd.load_system(WATER / "data_3")
     e, f, _ = sp.deepmd.evaluate_system(frozen, system, range(2))
@@ -194,3 +194,36 @@ def test_cli_test_command_on_golden_model(capsys):
     assert main(["deepmd", "test", "-m", str(GOLDEN), "-s", str(WATER / "data_3"), "-n", "1"]) == 0
     text = capsys.readouterr().out
     assert "Force  RMSE" in text and "Energy RMSE/Natoms" in text
+
+
+def test_cli_test_detail_files_in_dp_test_layout(tmp_path):
+    """`test -d PREFIX`: dp test's .e.out, .e_peratom.out, .f.out, .v.out, .v_peratom.out, the
+    data columns equal the system's labels (zeros for the virial the water data lacks) and the
+    predictions equal the model evaluated here."""
+    if not GOLDEN.exists():
+        pytest.skip(f"golden model not found at {GOLDEN}")
+    from sampan.cli import main
+    prefix = tmp_path / "detail"
+    assert main(["deepmd", "test", "-m", str(GOLDEN), "-s", str(WATER / "data_3"), "-n", "2", "-d", str(prefix)]) == 0
+    system = sp.deepmd.load_system(WATER / "data_3")
+    e, f, v = sp.deepmd.evaluate_system(sp.deepmd.load_model(str(GOLDEN)), system, range(2))
+    headers = {
+        "e": "data_e pred_e", "e_peratom": "data_e pred_e", "f": "data_fx data_fy data_fz pred_fx pred_fy pred_fz",
+        "v": " ".join([f"data_v{a}{b}" for a in "xyz" for b in "xyz"] + [f"pred_v{a}{b}" for a in "xyz" for b in "xyz"]),
+    }
+    headers["v_peratom"] = headers["v"]
+    for name, columns in headers.items():
+        path = tmp_path / f"detail.{name}.out"
+        assert path.read_text().splitlines()[0] == f"# {system.path}: {columns}"
+        assert not list(tmp_path.glob("*.tmp*"))
+    np.testing.assert_allclose(np.loadtxt(tmp_path / "detail.e.out"), np.stack([system.energy[:2], e], 1), rtol=1e-15)
+    np.testing.assert_allclose(np.loadtxt(tmp_path / "detail.e_peratom.out"), np.stack([system.energy[:2], e], 1) / 192,
+                               rtol=1e-15)
+    forces = np.loadtxt(tmp_path / "detail.f.out")
+    assert forces.shape == (2 * 192, 6)
+    np.testing.assert_allclose(forces, np.concatenate([system.force[:2].reshape(-1, 3), f.reshape(-1, 3)], 1),
+                               rtol=1e-15)
+    virials = np.loadtxt(tmp_path / "detail.v.out")
+    assert virials.shape == (2, 18) and not virials[:, :9].any()
+    np.testing.assert_allclose(virials[:, 9:], v, rtol=1e-15)
+    np.testing.assert_allclose(np.loadtxt(tmp_path / "detail.v_peratom.out")[:, 9:], v / 192, rtol=1e-15)

@@ -25,7 +25,8 @@ def model_config(input_json):
                 raise ValueError(f"model.{name}.{key}: only tanh is supported, got {section[key]!r}")
     sel = desc["sel"]
     if isinstance(sel, str):
-        raise ValueError(f"model.descriptor.sel: '{sel}' (auto) is not supported; give one integer per type")
+        raise ValueError(f"model.descriptor.sel: '{sel}' must be resolved from the training data first "
+                         "(sampan.deepmd.train.resolve_auto_sel; `sampan deepmd train` does it)")
     return {
         "type_map": list(model["type_map"]),
         "rcut": float(desc["rcut"]),

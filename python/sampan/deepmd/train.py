@@ -27,6 +27,7 @@ loader's state, the lcurve callback's validation cursor) with the parameters as 
 ("params"), the statistics, the schedule and the model config, so a restart continues with the
 same numbers. Checkpoints written before the port to sp.Model (no "kind") are converted on load.
 """
+import copy
 import json
 import math
 import os
@@ -39,30 +40,31 @@ import sampan as sp
 from ..callbacks import Callback
 from ..hapi.model import Model
 from ..nn.module import Module
-from .data import load_system
+from .input_keys import checked_input
 from .model import DeepPot, frame_input, model_config
+from .neighbor_stat import auto_factor, auto_sel, neighbor_stat
+from .systems import read_systems
 
 CHECKPOINT = "model.ckpt.h5"
 CHECKPOINT_FORMAT = "sampan-deepmd-checkpoint"
 CHECKPOINT_KIND = "sampan.deepmd.TrainingCheckpoint"
 
 
-def _systems(spec, base):
-    if isinstance(spec, str):
-        spec = [spec]
-    out = []
-    for s in spec:
-        path = s if os.path.isabs(s) else os.path.join(base, s)
-        out.append(load_system(path))
-    return out
-
-
-def _check_types(systems, type_map):
-    for s in systems:
-        if s.type_map and list(s.type_map) != list(type_map)[: len(s.type_map)]:
-            raise ValueError(f"{s.path}: type_map.raw {s.type_map} does not match the model's type_map {type_map}")
-        if s.atom_types.max() >= len(type_map):
-            raise ValueError(f"{s.path}: atom type {int(s.atom_types.max())} but the model has {len(type_map)} types")
+def resolve_auto_sel(config, systems, log=print):
+    """The input with a "sel": "auto[:FACTOR]" replaced by DeePMD-kit's rule applied to the
+    neighbour statistics of the training systems (neighbor_stat.py); other inputs unchanged."""
+    desc = config["model"]["descriptor"]
+    factor = auto_factor(desc.get("sel"))
+    if factor is None:
+        return config
+    ntypes = len(config["model"]["type_map"])
+    stat = neighbor_stat(systems, float(desc["rcut"]), ntypes)
+    sel = auto_sel(stat.max_nbor_size, factor)
+    log(f"sel {desc['sel']!r}: max neighbours {stat.max_nbor_size} within {desc['rcut']} A "
+        f"(min distance {stat.min_nbor_dist:.4f} A) -> sel {sel}")
+    config = copy.deepcopy(config)
+    config["model"]["descriptor"]["sel"] = sel
+    return config
 
 
 def compute_statistics(model, systems, nbatch):
@@ -254,16 +256,21 @@ class LcurveWriter(Callback):
 
 
 class Trainer:
-    def __init__(self, config, base_dir=".", output_dir=".", log=print):
-        self.config = config
+    def __init__(self, config, base_dir=".", output_dir=".", log=print, source="input.json", text=None):
+        config = checked_input(config, source, text)
         self.log = log
         self.output_dir = output_dir
         training = config["training"]
         self.seed = int(training.get("seed", config["model"]["descriptor"].get("seed", 1)) or 1)
+        type_map = list(config["model"]["type_map"])
+        data_key = "training.training_data" if "training_data" in training else "training"
         tdata = training.get("training_data", training)
-        self.train_systems = _systems(tdata["systems"], base_dir)
+        self.train_systems = read_systems(tdata["systems"], type_map, base_dir, f"{data_key}.systems")
         vdata = training.get("validation_data")
-        self.valid_systems = _systems(vdata["systems"], base_dir) if vdata else []
+        self.valid_systems = (read_systems(vdata["systems"], type_map, base_dir, "training.validation_data.systems")
+                              if vdata else [])
+        config = resolve_auto_sel(config, self.train_systems, log)
+        self.config = config
         self.valid_batches = int(vdata.get("numb_btch", 1)) if vdata else 0
         batch = tdata.get("batch_size", "auto")
         self.batch_size = self._batch_size(batch)
@@ -275,7 +282,6 @@ class Trainer:
             self.save_ckpt += ".h5"
         self.disp_file = training.get("disp_file", "lcurve.out")
         cfg = model_config(config)
-        _check_types(self.train_systems + self.valid_systems, cfg["type_map"])
         self.model = DeepPot(cfg, int(config["model"]["descriptor"].get("seed", self.seed) or self.seed))
         lr = config.get("learning_rate", {})
         if lr.get("type", "exp") != "exp":
@@ -527,13 +533,15 @@ def _drop_lcurve_rows_from(path, step):
 
 def train(input_path, restart=None, output_dir=None, log=print, stop_at=None):
     with open(input_path) as f:
-        try:
-            config = json.load(f)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"{input_path}: not valid JSON: {error.msg} at line {error.lineno}, "
-                             f"column {error.colno}") from None
+        text = f.read()
+    try:
+        config = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{input_path}: not valid JSON: {error.msg} at line {error.lineno}, "
+                         f"column {error.colno}") from None
     base = os.path.dirname(os.path.abspath(input_path))
-    trainer = Trainer(config, base_dir=base, output_dir=output_dir or os.getcwd(), log=log)
+    trainer = Trainer(config, base_dir=base, output_dir=output_dir or os.getcwd(), log=log, source=str(input_path),
+                      text=text)
     trainer.stop_at = stop_at
     trainer.train(restart=restart)
     return trainer
