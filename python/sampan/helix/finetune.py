@@ -314,14 +314,21 @@ def finetune_dataset(dataset, split="scaffold", seeds=(0, 1, 2), epochs=100, bat
                      keep_best_model=True, on_epoch=None):
     """Hu et al.'s fine-tuning protocol on a MoleculeDataset (sampan.helix.data): split (the
     deterministic scaffold split by default; a seeded split uses seed 0 for every run so that all
-    seeds see the same molecules), one run per seed, test at the best-validation epoch as mean +-
+    seeds see the same molecules; or (train, valid, test) index arrays, used as they are), one run per seed, test at the best-validation epoch as mean +-
     std. encoder_path: a pretrained encoder (sampan helix pretrain) to start from.
     checkpoint_dir: per-seed checkpoints and results that make the call resumable (finetune_seeds).
     on_epoch(seed, epoch, record): called after every epoch (finetune_seeds).
     Returns (summary dict, best model)."""
     from .split import split_dataset
     from .data import DataLoader
-    (train, valid, test), indices = split_dataset(dataset, split, 0)
+    if isinstance(split, str):
+        (train, valid, test), indices = split_dataset(dataset, split, 0)
+    else:  # a split given as it is (e.g. an OGB folder's official one)
+        indices = tuple(np.asarray(part, dtype=np.int64) for part in split)
+        if len(indices) != 3:
+            raise ValueError(f"split: expected a name or (train, valid, test) index arrays, got {len(indices)} parts")
+        train, valid, test = (dataset.subset(part) for part in indices)
+        split = "given"
     if min(len(train), len(valid), len(test)) == 0:
         raise ValueError(f"the {split} split of {len(dataset)} molecules left a part empty "
                          f"({len(train)}/{len(valid)}/{len(test)})")
@@ -341,7 +348,8 @@ def finetune_dataset(dataset, split="scaffold", seeds=(0, 1, 2), epochs=100, bat
     summary, best = finetune_seeds(loaders, config, seeds, epochs, lr, metric, encoder_state, progress, max_batches,
                                    keep_best_model, checkpoint_dir, checkpoint_every, on_epoch)
     summary.update(split=split, split_sizes=[len(train), len(valid), len(test)], batch_size=batch_size,
-                   molecules=len(dataset), tasks=dataset.num_tasks, featurizer=dataset.featurizer,
+                   molecules=len(dataset), tasks=dataset.num_tasks, task_names=list(dataset.label_names),
+                   featurizer=dataset.featurizer,
                    pretrained=None if encoder_path is None else {"path": str(encoder_path), "provenance": provenance},
                    split_indices={k: v.tolist() for k, v in zip(("train", "valid", "test"), indices)})
     return summary, best
