@@ -153,6 +153,9 @@ def test_open_system_evaluates_and_refuses_stress():
     atoms.pbc = [True, True, False]
     with pytest.raises(ValueError, match="fully periodic"):
         atoms.get_potential_energy()
+    atoms.pbc, atoms.cell = True, None
+    with pytest.raises(ValueError, match="the cell is singular"):
+        atoms.get_potential_energy()
 
 
 @needs_dpkit

@@ -39,6 +39,9 @@ class Calculator(_AseCalculator):
             raise ValueError(f"sampan.deepmd.ase.Calculator: atoms.pbc = {pbc.tolist()}; the model supports fully "
                              f"periodic (all True) or open (all False) systems only")
         periodic = bool(pbc.all())
+        if periodic and abs(atoms.cell.volume) < 1e-12:
+            raise ValueError(f"sampan.deepmd.ase.Calculator: atoms.pbc is all True but the cell is singular "
+                             f"(volume {atoms.cell.volume} Å^3); give the atoms a cell or set pbc=False")
         if "stress" in properties and not periodic:
             raise PropertyNotImplementedError("sampan.deepmd.ase.Calculator: stress needs a periodic cell; "
                                               "these atoms have pbc = [False, False, False]")
