@@ -225,3 +225,16 @@ def test_qiskit_statevector_equals_little_order():
     theirs = np.asarray(Statevector(qc).data)
     assert np.allclose(c.state().numpy(), theirs, atol=1e-12)
     assert np.allclose(c.state(order="big").numpy(), theirs[reversal_permutation(3)], atol=1e-12)
+
+
+def test_a_unitary_given_in_big_order_reads_its_first_qubit_as_the_top_bit():
+    cnot_big = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]], dtype=complex)  # control first
+    prep = lambda: random_circuit(3, seed=9)
+    assert np.allclose(prep().unitary(cnot_big, [2, 0], order="big").state().numpy(),
+                       prep().cnot(2, 0).state().numpy(), atol=1e-12)
+    u = states.haar_unitary(3, seed=2).numpy()
+    psi = prep().state(order="big").numpy().reshape(2, 2, 2)           # axes q0, q1, q2
+    # u's big index over wires [2, 0, 1] is (q2, q0, q1).
+    expected = np.einsum("zabxyc,xyc->abz", u.reshape([2] * 6), psi.transpose(2, 0, 1))
+    got = prep().unitary(u, [2, 0, 1], order="big").state(order="big").numpy()
+    assert np.allclose(got, expected.reshape(-1), atol=1e-12)

@@ -240,14 +240,16 @@ class Circuit(ChannelMixin, ClassicalMixin):
             _add("u3", (q1,), refs[12:15])
         return self
 
-    def unitary(self, matrix, qubits):
+    def unitary(self, matrix, qubits, order=DEFAULT_ORDER):
         """A fixed 2^k x 2^k unitary (NumPy array, nested list or sp Tensor, complex) on the k qubits
         `qubits` (a list; qubits[j] is local bit j of the matrix index, so qubits[0] is its least
-        significant bit). Checked to be unitary: ``max |U^+ U - I| <= 1e-10``."""
-        return self.controlled_unitary(matrix, [], qubits)
+        significant bit; order='big': its most significant, as PennyLane's QubitUnitary). Checked to
+        be unitary: ``max |U^+ U - I| <= 1e-10``."""
+        return self.controlled_unitary(matrix, [], qubits, order)
 
-    def controlled_unitary(self, matrix, controls, targets):
-        """`matrix` (see unitary) on `targets`, applied where every qubit of `controls` is 1."""
+    def controlled_unitary(self, matrix, controls, targets, order=DEFAULT_ORDER):
+        """`matrix` (see unitary, ``order`` of its index over `targets`) on `targets`, applied where
+        every qubit of `controls` is 1."""
         controls = [controls] if isinstance(controls, numbers.Integral) else list(controls)
         targets = [targets] if isinstance(targets, numbers.Integral) else list(targets)
         gate = "unitary" if not controls else "controlled_unitary"
@@ -258,6 +260,8 @@ class Circuit(ChannelMixin, ClassicalMixin):
         if k and m.shape != (2 ** k, 2 ** k):  # k itself, unitarity, finiteness and qubits: checked in C++
             raise ValueError(f"Circuit.{gate}: the matrix for {k} target qubit(s) must be "
                              f"{2 ** k}x{2 ** k}, got shape {m.shape}")
+        if k:
+            m = convert(m, order, f"Circuit.{gate}")
         offset = len(self._constants)
         self._constants.extend(np.stack([m.real, m.imag], axis=-1).reshape(-1).tolist())
         return self._add("unitary", tuple(controls) + tuple(targets), (("mat", len(controls), k, offset),), who=gate)
