@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <sstream>
 
 #include "sampan/autograd.h"
@@ -120,7 +121,10 @@ CompactRows compact_block_rows(const int64_t* nlist, int64_t nnei, int64_t first
 // type, from one representative centre; the dense [nloc, kept, M] G and the products over it
 // stop at `kept`. (What reaches em's rows of those slots goes to the representative's, as for
 // the row classes: the class sums, all that davg and dstd see, are unchanged; no force there.)
-Tensor one_sided_block_term(const DenseNet& net, const Tensor& block, const int64_t* nlist, int64_t nnei,
+// `net` is the embedding (a net or its table: DeepPot::embed).
+using Embedding = std::function<Tensor(const Tensor&)>;
+
+Tensor one_sided_block_term(const Embedding& net, const Tensor& block, const int64_t* nlist, int64_t nnei,
                             int64_t first_slot, const int64_t* centre_types, int64_t ntypes, int64_t M) {
   const int64_t nloc = block.size(0), n = block.size(1);
   Tensor s = reshape(slice(block, 2, 0, 1), {nloc * n, 1});
@@ -132,12 +136,12 @@ Tensor one_sided_block_term(const DenseNet& net, const Tensor& block, const int6
         break;
       }
   CompactRows rows = compact_block_rows(nlist, nnei, first_slot, n, kept, nullptr, nloc, centre_types, ntypes);
-  if (!rows.useful) return matmul(transpose(block, 1, 2), reshape(net.forward(s), {nloc, n, M}));
+  if (!rows.useful) return matmul(transpose(block, 1, 2), reshape(net(s), {nloc, n, M}));
   Tensor term;
   if (kept > 0) {
     // em^T G with G's rows read from the compact net output where they lie (no dense G)
     static OpHandle gather_contract_op("deepmd::gather_contract");
-    Tensor G_compact = net.forward(index_select(s, 0, rows.source));
+    Tensor G_compact = net(index_select(s, 0, rows.source));
     term = gather_contract_op(slice(block, 1, 0, kept), G_compact, rows.gather)[0];
   }
   if (kept < n) {
@@ -155,7 +159,7 @@ Tensor one_sided_block_term(const DenseNet& net, const Tensor& block, const int6
     const int64_t nrep = static_cast<int64_t>(reps.size()), tail = n - kept;
     Tensor em_tail = index_select(slice(block, 1, kept, n), 0, int64_tensor(reps, {nrep}));  // [nrep, tail, 4]
     Tensor s_tail = reshape(slice(em_tail, 2, 0, 1), {nrep * tail, 1});
-    Tensor G_tail = reshape(net.forward(s_tail), {nrep, tail, M});
+    Tensor G_tail = reshape(net(s_tail), {nrep, tail, M});
     Tensor per_type = matmul(transpose(em_tail, 1, 2), G_tail);  // [nrep, 4, M]
     Tensor tail_term = index_select(per_type, 0, int64_tensor(type_position, {nloc}));
     term = term.defined() ? add(term, tail_term) : tail_term;
@@ -164,9 +168,9 @@ Tensor one_sided_block_term(const DenseNet& net, const Tensor& block, const int6
 }
 
 // G = net(s) for s [rows, 1], evaluating the rows of `rows` only once each (see CompactRows).
-Tensor embed_rows(const DenseNet& net, const Tensor& s, const CompactRows& rows) {
-  if (!rows.useful) return net.forward(s);
-  return index_select(net.forward(index_select(s, 0, rows.source)), 0, rows.gather);
+Tensor embed_rows(const Embedding& net, const Tensor& s, const CompactRows& rows) {
+  if (!rows.useful) return net(s);
+  return index_select(net(index_select(s, 0, rows.source)), 0, rows.gather);
 }
 
 }  // namespace
@@ -283,6 +287,43 @@ void DeepPot::validate() const {
   }
 }
 
+Tensor DeepPot::embed(size_t k, const Tensor& s) const {
+  return tables.empty() ? embeddings[k].forward(s) : tables[k].forward(s);
+}
+
+void DeepPot::compress(double min_dist, double step, double extrapolate) {
+  validate();
+  SAMPAN_CHECK(min_dist > 0 && std::isfinite(min_dist), ValueError, "deepmd compress: min_dist must be > 0 Å, got ",
+               min_dist);
+  const int64_t nt = config.ntypes();
+  Tensor avg = davg.contiguous(), std_ = dstd.contiguous();
+  const double* av = avg.data<double>();
+  const double* sd = std_.data<double>();
+  const int64_t width = config.nnei() * 4;
+  const double s_max = 1.0 / min_dist;  // s = sw(r)/r <= 1/r, and s = 0 at the cutoff and in empty slots
+  std::vector<EmbeddingTable> made;
+  for (size_t k = 0; k < embeddings.size(); ++k) {
+    // the columns net k sees: its neighbour type's slots, for every centre type (one-sided) or one
+    const int64_t tj = config.type_one_side ? static_cast<int64_t>(k) : static_cast<int64_t>(k) % nt;
+    const int64_t t_first = config.type_one_side ? 0 : static_cast<int64_t>(k) / nt;
+    const int64_t t_last = config.type_one_side ? nt : t_first + 1;
+    int64_t slot0 = 0;
+    for (int64_t t = 0; t < tj; ++t) slot0 += config.sel[t];
+    double lo = INFINITY, hi = -INFINITY;
+    for (int64_t ti = t_first; ti < t_last; ++ti)
+      for (int64_t j = slot0; j < slot0 + config.sel[tj]; ++j) {
+        const double a = av[ti * width + 4 * j], d = sd[ti * width + 4 * j];
+        SAMPAN_CHECK(d > 0, ValueError, "deepmd compress: dstd[", ti, ", ", 4 * j, "] = ", d, " must be > 0");
+        lo = std::min(lo, (0.0 - a) / d);
+        hi = std::max(hi, (s_max - a) / d);
+      }
+    if (!(hi > lo)) hi = lo + step;  // a type with sel 0: a one-interval table, never read
+    made.push_back(tabulate_embedding(embeddings[k], lo, hi, step, extrapolate));
+  }
+  tables = std::move(made);
+  compression = {min_dist, step, extrapolate};
+}
+
 ExtendedSystem DeepPot::extend(const double* coord, const int64_t* types, int64_t natoms, const double* cell) const {
   return build_extended_system(coord, types, natoms, cell, config.rcut, config.sel);
 }
@@ -313,14 +354,14 @@ Tensor DeepPot::atomic_energy(const Tensor& em, const Tensor& centre_types, Tens
     Tensor block = slice(em3, 1, start, start + n);  // [nloc, n, 4]
     start += n;
     if (config.type_one_side && nl) {
-      Tensor term = one_sided_block_term(embeddings[tj], block, nl, nnei, start - n, ct, nt, M);
+      Tensor term = one_sided_block_term([&](const Tensor& x) { return embed(static_cast<size_t>(tj), x); }, block, nl, nnei, start - n, ct, nt, M);
       gr = gr.defined() ? add(gr, term) : term;
       continue;
     }
     Tensor s = reshape(slice(block, 2, 0, 1), {nloc * n, 1});
     Tensor G;
     if (config.type_one_side) {
-      G = reshape(embeddings[tj].forward(s), {nloc, n, M});
+      G = reshape(embed(static_cast<size_t>(tj), s), {nloc, n, M});
     } else {
       // one net per (centre type, neighbour type): evaluate each on the rows of its centres
       G = zeros({nloc, n, M}, DType::Float64);
@@ -331,7 +372,8 @@ Tensor DeepPot::atomic_energy(const Tensor& em, const Tensor& centre_types, Tens
         Tensor s_ti = reshape(index_select(reshape(s, {nloc, n}), 0, rows), {nc * n, 1});
         CompactRows compact;
         if (nl) compact = compact_block_rows(nl, nnei, start - n, n, n, of_type[ti].data(), nc, ct, nt);
-        Tensor g_ti = reshape(embed_rows(embeddings[ti * nt + tj], s_ti, compact), {nc, n, M});
+        const auto k = static_cast<size_t>(ti * nt + tj);
+        Tensor g_ti = reshape(embed_rows([&](const Tensor& x) { return embed(k, x); }, s_ti, compact), {nc, n, M});
         G = index_add(G, 0, rows, g_ti);
       }
     }

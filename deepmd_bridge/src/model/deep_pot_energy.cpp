@@ -38,10 +38,10 @@ Tensor DeepPot::energy(const Tensor& positions, const Tensor& types, const Tenso
     Tensor s = reshape(slice(block, 2, 0, 1), {-1, 1});
     Tensor G;
     if (config.type_one_side) {
-      G = reshape(embeddings[tj].forward(s), {-1, n, M});
+      G = reshape(embed(static_cast<size_t>(tj), s), {-1, n, M});
     } else {
       for (int64_t ti = 0; ti < nt; ++ti) {
-        Tensor g = mul(reshape(embeddings[ti * nt + tj].forward(s), {-1, n, M}), reshape(is_type[ti], {-1, 1, 1}));
+        Tensor g = mul(reshape(embed(static_cast<size_t>(ti * nt + tj), s), {-1, n, M}), reshape(is_type[ti], {-1, 1, 1}));
         G = G.defined() ? add(G, g) : g;
       }
     }

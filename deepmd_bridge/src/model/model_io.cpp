@@ -153,6 +153,40 @@ std::vector<DenseNet> read_nets(const IoValue& v) {
   return out;
 }
 
+// compression: none, or the settings and one table per embedding net
+IoValue compression_value(const DeepPot& pot) {
+  if (!pot.compressed()) return IoValue();
+  IoValue::List tables;
+  for (const EmbeddingTable& t : pot.tables)
+    tables.push_back(IoValue::dict({{"table", t.table}, {"lower", t.lower}, {"upper", t.upper}, {"stride0", t.stride0},
+                                    {"stride1", t.stride1}}));
+  return IoValue::dict({{"min_dist", pot.compression.min_dist},
+                        {"step", pot.compression.step},
+                        {"extrapolate", pot.compression.extrapolate},
+                        {"tables", IoValue::list(tables)}});
+}
+void read_compression(const IoValue* v, DeepPot& pot, const std::string& path) {
+  if (!v || v->is_none()) return;
+  pot.compression = {v->at("min_dist").as_double(), v->at("step").as_double(), v->at("extrapolate").as_double()};
+  for (const IoValue& t : v->at("tables").as_list()) {
+    EmbeddingTable table;
+    table.table = t.at("table").as_tensor();
+    table.lower = t.at("lower").as_double();
+    table.upper = t.at("upper").as_double();
+    table.stride0 = t.at("stride0").as_double();
+    table.stride1 = t.at("stride1").as_double();
+    pot.tables.push_back(table);
+  }
+  SAMPAN_CHECK(pot.tables.size() == pot.embeddings.size(), ValueError, "DeePMD model ", path, ": compression has ",
+               pot.tables.size(), " tables for ", pot.embeddings.size(), " embedding nets");
+  for (size_t k = 0; k < pot.tables.size(); ++k) {
+    const Tensor& t = pot.tables[k].table;
+    SAMPAN_CHECK(t.dtype() == DType::Float64 && t.dim() == 3 && t.size(1) == pot.config.neuron.back() && t.size(2) == 6,
+                 ValueError, "DeePMD model ", path, ": compression.tables[", k, "].table must be float64 [intervals, ",
+                 pot.config.neuron.back(), ", 6], got ", dtype_name(t.dtype()), " ", shape_str(t.shape()));
+  }
+}
+
 }  // namespace
 
 DeepPot DeepPot::from_deepmd_yaml(const std::string& path) {
@@ -259,7 +293,8 @@ void DeepPot::save(const std::string& path) const {
                                 {"bias_atom_e", bias_atom_e},
                                 {"out_bias", out_bias},
                                 {"embeddings", nets_value(embeddings)},
-                                {"fittings", nets_value(fittings)}});
+                                {"fittings", nets_value(fittings)},
+                                {"compression", compression_value(*this)}});
   sampan::save(tree, path);
 }
 
@@ -290,6 +325,7 @@ DeepPot DeepPot::load(const std::string& path) {
   pot.out_bias = tree.at("out_bias").as_tensor();
   pot.embeddings = read_nets(tree.at("embeddings"));
   pot.fittings = read_nets(tree.at("fittings"));
+  read_compression(tree.find("compression"), pot, path);
   pot.validate();
   return pot;
 }

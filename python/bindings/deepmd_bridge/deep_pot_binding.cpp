@@ -71,6 +71,29 @@ void init_deepmd_model(py::module_& m) {
       .def_static("load", &DeepPot::load, py::arg("path"))
       .def_static("from_deepmd_yaml", &DeepPot::from_deepmd_yaml, py::arg("path"))
       .def("save", &DeepPot::save, py::arg("path"))
+      .def("compress", &DeepPot::compress, py::arg("min_dist"), py::arg("step") = 0.01, py::arg("extrapolate") = 5.0,
+           py::call_guard<py::gil_scoped_release>(),
+           "Tabulates every embedding net (DeePMD-kit's dp compress) for neighbours no closer than min_dist (Å), "
+           "with intervals of `step` in s~ and the table extended by `extrapolate`; the tables replace the nets.")
+      .def_property_readonly("compressed", &DeepPot::compressed)
+      .def_property_readonly("compression", [](const DeepPot& p) -> py::object {
+        if (!p.compressed()) return py::none();
+        py::list tables;
+        for (const auto& t : p.tables)
+          tables.append(py::dict(py::arg("intervals") = t.intervals(), py::arg("lower") = t.lower,
+                                 py::arg("upper") = t.upper, py::arg("extrapolated") = t.extrapolated(),
+                                 py::arg("stride0") = t.stride0, py::arg("stride1") = t.stride1));
+        return py::dict(py::arg("min_dist") = p.compression.min_dist, py::arg("step") = p.compression.step,
+                        py::arg("extrapolate") = p.compression.extrapolate, py::arg("tables") = tables);
+      }, "The settings and grids of a compressed model (None when not compressed).")
+      .def("embedding", [](const DeepPot& p, size_t k, const Tensor& s) {
+        SAMPAN_CHECK(k < p.embeddings.size(), IndexError, "DeepPot.embedding: net ", k, " of ", p.embeddings.size());
+        return p.embed(k, s);
+      }, py::arg("k"), py::arg("s"), "G = embedding net k (or its table, when compressed) of s [rows, 1].")
+      .def("embedding_net", [](const DeepPot& p, size_t k, const Tensor& s) {
+        SAMPAN_CHECK(k < p.embeddings.size(), IndexError, "DeepPot.embedding_net: net ", k, " of ", p.embeddings.size());
+        return p.embeddings[k].forward(s);
+      }, py::arg("k"), py::arg("s"), "G = embedding net k of s [rows, 1] (the net, even when compressed).")
       .def_property_readonly("config", [](const DeepPot& p) { return config_to_dict(p.config); })
       .def_readwrite("davg", &DeepPot::davg)
       .def_readwrite("dstd", &DeepPot::dstd)

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "sampan/deepmd/embedding_table.h"
 #include "sampan/deepmd/extended_system.h"
 #include "sampan/deepmd/potential.h"
 #include "sampan/tensor.h"
@@ -81,6 +82,21 @@ class DeepPot : public Potential {
   std::vector<DenseNet> fittings;    ///< [ntypes], by centre type
   Tensor bias_atom_e;          ///< [ntypes] eV
   Tensor out_bias;             ///< [ntypes] eV, added after the fitting net (DeePMD-kit's out_bias)
+
+  /// Model compression (embedding_table.h): one table per embedding net, in the order of
+  /// `embeddings`, used in their place everywhere (evaluate, energy, MD, LAMMPS, training of the
+  /// fitting nets). Empty: not compressed.
+  std::vector<EmbeddingTable> tables;
+  struct Compression {
+    double min_dist = 0, step = 0, extrapolate = 0;
+  } compression;  ///< the settings the tables were made with (zeros: not compressed)
+  bool compressed() const { return !tables.empty(); }
+  /// Tabulates every embedding net for neighbours no closer than min_dist (Å): the range of s~ of
+  /// each net is [min over its columns of -davg/dstd, max of (1/min_dist - davg)/dstd], with
+  /// intervals of `step`, extended by `extrapolate` (DeePMD-kit's dp compress -s, -e).
+  void compress(double min_dist, double step = 0.01, double extrapolate = 5.0);
+  /// G = embedding net k of s [rows, 1], or its table when compressed.
+  Tensor embed(size_t k, const Tensor& s) const;
 
   /// Trainable tensors (embedding and fitting weights, biases, timesteps), in a fixed order.
   std::vector<Tensor> parameters() const;

@@ -1,0 +1,214 @@
+// The tabulated embedding net of a compressed se_e2_a model (namespace `deepmd`; DeePMD-kit's
+// `dp compress`, its TabulateFusionSeA table): tabulated_embedding and tabulated_embedding_dot.
+// Kernels in src/kernels/tabulate_kernels; this file checks arguments, dispatches on the dtype and
+// writes the vjps. The grid attributes (lower, upper, stride0, stride1) and the table's layout are
+// described in src/kernels/tabulate_slot.h; sampan/deepmd/embedding_table.h builds tables.
+//
+// How the derivatives chain (force training needs the derivative of a derivative), with
+// D_k[A] = d^k G / ds^k of the table A:
+//   G = tabulated_embedding(s, A, k) = D_k[A](s)       vjp: ds = tabulated_embedding_dot(s, g, A, k + 1),
+//                                                           dA = tabulated_embedding_table_grad(s, g, k)
+//   y = tabulated_embedding_dot(s, w, A, k)            vjp: ds = h * tabulated_embedding_dot(s, w, A, k + 1),
+//     = sum_m w D_k[A](s)                                   dw = h * tabulated_embedding(s, A, k),
+//                                                           dA = tabulated_embedding_table_grad(s, h * w, k)
+//   B = tabulated_embedding_table_grad(s, w, k)        vjp (cotangent C, a table): dw = tabulated_embedding(s, C, k),
+//     (linear in w: <C, B> = sum w D_k[C](s))               ds = tabulated_embedding_dot(s, w, C, k + 1)
+// so the three are closed under differentiation (D_6 = 0: a quintic). Models do not train their
+// tables (DeePMD-kit's neither); the table's gradient is there so that every input has one.
+#include <cmath>
+#include <string>
+
+#include "kernels/tabulate_kernels.h"
+#include "sampan/dispatch.h"
+#include "sampan/error.h"
+#include "sampan/op.h"
+#include "sampan/ops.h"
+#include "sampan/testing/samples.h"
+
+namespace sampan::deepmd {
+
+namespace {
+
+Tensor c(const Tensor& t) { return t.is_contiguous() ? t : t.contiguous(); }
+
+const OpHandle& table_op() {
+  static OpHandle op("deepmd::tabulated_embedding");
+  return op;
+}
+const OpHandle& dot_op() {
+  static OpHandle op("deepmd::tabulated_embedding_dot");
+  return op;
+}
+const OpHandle& table_grad_op() {
+  static OpHandle op("deepmd::tabulated_embedding_table_grad");
+  return op;
+}
+
+// The grid of a table with `intervals` rows: nint0 = (upper - lower) / stride0 (a whole number),
+// the rest are the coarse intervals past upper.
+kernels::TableGrid grid_of(int64_t intervals, double lower, double upper, double stride0, double stride1, const char* op) {
+  SAMPAN_CHECK(stride0 > 0 && stride1 > 0 && upper > lower, ValueError, op,
+               ": need lower < upper and strides > 0, got lower = ", lower, ", upper = ", upper, ", stride0 = ", stride0,
+               ", stride1 = ", stride1);
+  const double fine = (upper - lower) / stride0;
+  const int64_t nint0 = std::llround(fine);
+  SAMPAN_CHECK(std::abs(fine - static_cast<double>(nint0)) < 1e-6 && nint0 >= 1, ValueError, op,
+               ": (upper - lower) / stride0 = ", fine, " must be a whole number of intervals");
+  SAMPAN_CHECK(intervals >= nint0, ValueError, op, ": the table has ", intervals, " intervals but [lower, upper) needs ",
+               nint0, " of stride0");
+  return kernels::TableGrid{lower, upper, stride0, stride1, nint0, intervals - nint0};
+}
+
+void check_float(const TensorSpec& t, const char* op, const char* name) {
+  SAMPAN_CHECK(t.dtype == DType::Float32 || t.dtype == DType::Float64, TypeError, op, ": argument '", name,
+               "' must be float32 or float64, got ", dtype_name(t.dtype));
+}
+
+// s [rows, 1] and table [intervals, M, 6] of s's dtype; returns M
+int64_t check_inputs(const TensorSpec& s, const TensorSpec& table, double lower, double upper, double stride0,
+                     double stride1, int64_t order, const char* op) {
+  check_float(s, op, "s");
+  SAMPAN_CHECK(s.dim() == 2 && s.shape[1] == 1, ValueError, op, ": argument 's' must have shape [rows, 1], got ",
+               shape_str(s.shape));
+  SAMPAN_CHECK(table.dtype == s.dtype, TypeError, op, ": argument 'table' must have dtype ", dtype_name(s.dtype),
+               ", got ", dtype_name(table.dtype));
+  SAMPAN_CHECK(table.dim() == 3 && table.shape[2] == 6, ValueError, op,
+               ": argument 'table' must have shape [intervals, M, 6], got ", shape_str(table.shape));
+  SAMPAN_CHECK(order >= 0, ValueError, op, ": argument 'order' must be >= 0, got ", order);
+  grid_of(table.shape[0], lower, upper, stride0, stride1, op);
+  return table.shape[1];
+}
+
+const std::vector<DType> kFloatTypes = {DType::Float32, DType::Float64};
+
+// A 7-interval table (4 of 0.5 on [-1, 1), 3 of 1.0 beyond) of random coefficients, and rows of s
+// inside both parts and outside on either side (held values there).
+Values sample_table_args(bool dot) {
+  Tensor s = from_vector({-1.7, -0.93, -0.41, 0.07, 0.62, 0.97, 1.33, 2.71, 3.8, 5.2}, {10, 1});
+  Tensor table = sample_args::uniform({7, 3, 6}, -1, 1, 41);
+  if (dot) return Values{s, sample_args::uniform({10, 3}, -1, 1, 42), table, -1.0, 1.0, 0.5, 1.0, int64_t{0}};
+  return Values{s, table, -1.0, 1.0, 0.5, 1.0, int64_t{0}};
+}
+
+}  // namespace
+
+SAMPAN_OP(deepmd, tabulated_embedding)
+    .doc("G[r, m] = d^order/ds^order of a tabulated embedding net at s[r]: the compressed se_e2_a embedding "
+         "(DeePMD-kit's dp compress). s [rows, 1]; table [intervals, M, 6]: quintic coefficients per interval and "
+         "output, intervals of stride0 from lower to upper, then of stride1; outside the table the value is held "
+         "at the nearest end (derivatives 0). Returns [rows, M]. Differentiable to any order in s "
+         "(vjp: tabulated_embedding_dot with order + 1); the table has no gradient.")
+    .args("s", "table", "lower", "upper", "stride0", "stride1", "order")
+    .defaults({{"order", int64_t{0}}})
+    .outputs("G")
+    .shape([](const TensorSpec& s, const TensorSpec& table, double lower, double upper, double stride0, double stride1,
+              int64_t order) {
+      const int64_t M = check_inputs(s, table, lower, upper, stride0, stride1, order, "deepmd::tabulated_embedding");
+      return TensorSpec{{s.shape[0], M}, s.dtype, s.device};
+    })
+    .cpu([](const Tensor& s_in, const Tensor& table_in, double lower, double upper, double stride0, double stride1,
+            int64_t order, Tensor& out) {
+      Tensor s = c(s_in), table = c(table_in);
+      const auto grid = grid_of(table.size(0), lower, upper, stride0, stride1, "deepmd::tabulated_embedding");
+      visit_floating(s.dtype(), "deepmd::tabulated_embedding", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        kernels::tabulated_embedding_cpu<T>(grid, table.data<T>(), table.size(1), s.data<T>(), s.size(0),
+                                            static_cast<int>(order), out.data<T>());
+      });
+    })
+    .vjp([](const VjpContext& ctx) -> Grads {
+      const Tensor s = ctx.input(0), table = ctx.input(1), g = ctx.grad_output(0);
+      const double lo = ctx.attr<double>(2), up = ctx.attr<double>(3), s0 = ctx.attr<double>(4), s1 = ctx.attr<double>(5);
+      const int64_t k = ctx.attr<int64_t>(6);
+      Tensor ds = ctx.needs_grad(0) ? dot_op()(s, g, table, lo, up, s0, s1, k + 1)[0] : Tensor();
+      Tensor dA = ctx.needs_grad(1) ? table_grad_op()(s, g, table.size(0), lo, up, s0, s1, k)[0] : Tensor();
+      return {ds, dA};
+    })
+    .dtypes(kFloatTypes)
+    .sample([] { return sample_table_args(false); });
+
+SAMPAN_OP(deepmd, tabulated_embedding_dot)
+    .doc("y[r] = sum_m w[r, m] d^order G_m/ds^order at s[r] for a tabulated embedding (see tabulated_embedding): "
+         "its vjp in s, one pass without the [rows, M] derivative. s [rows, 1], w [rows, M]; returns [rows, 1]. "
+         "Differentiable to any order in s and w.")
+    .args("s", "w", "table", "lower", "upper", "stride0", "stride1", "order")
+    .defaults({{"order", int64_t{0}}})
+    .outputs("y")
+    .shape([](const TensorSpec& s, const TensorSpec& w, const TensorSpec& table, double lower, double upper,
+              double stride0, double stride1, int64_t order) {
+      const char* op = "deepmd::tabulated_embedding_dot";
+      const int64_t M = check_inputs(s, table, lower, upper, stride0, stride1, order, op);
+      SAMPAN_CHECK(w.dtype == s.dtype, TypeError, op, ": argument 'w' must have dtype ", dtype_name(s.dtype), ", got ",
+                   dtype_name(w.dtype));
+      SAMPAN_CHECK(w.shape == Shape({s.shape[0], M}), ValueError, op, ": argument 'w' must have shape [rows, M] = [",
+                   s.shape[0], ", ", M, "], got ", shape_str(w.shape));
+      return TensorSpec{{s.shape[0], 1}, s.dtype, s.device};
+    })
+    .cpu([](const Tensor& s_in, const Tensor& w_in, const Tensor& table_in, double lower, double upper, double stride0,
+            double stride1, int64_t order, Tensor& out) {
+      Tensor s = c(s_in), w = c(w_in), table = c(table_in);
+      const auto grid = grid_of(table.size(0), lower, upper, stride0, stride1, "deepmd::tabulated_embedding_dot");
+      visit_floating(s.dtype(), "deepmd::tabulated_embedding_dot", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        kernels::tabulated_embedding_dot_cpu<T>(grid, table.data<T>(), table.size(1), s.data<T>(), w.data<T>(),
+                                                s.size(0), static_cast<int>(order), out.data<T>());
+      });
+    })
+    .vjp([](const VjpContext& ctx) -> Grads {
+      const Tensor s = ctx.input(0), w = ctx.input(1), table = ctx.input(2), h = ctx.grad_output(0);
+      const double lo = ctx.attr<double>(3), up = ctx.attr<double>(4), s0 = ctx.attr<double>(5), s1 = ctx.attr<double>(6);
+      const int64_t k = ctx.attr<int64_t>(7);
+      Tensor ds = ctx.needs_grad(0) ? mul(h, dot_op()(s, w, table, lo, up, s0, s1, k + 1)[0]) : Tensor();
+      Tensor dw = ctx.needs_grad(1) ? mul(h, table_op()(s, table, lo, up, s0, s1, k)[0]) : Tensor();
+      Tensor dA = ctx.needs_grad(2) ? table_grad_op()(s, mul(h, w), table.size(0), lo, up, s0, s1, k)[0] : Tensor();
+      return {ds, dw, dA};
+    })
+    .dtypes(kFloatTypes)
+    .sample([] { return sample_table_args(true); });
+
+SAMPAN_OP(deepmd, tabulated_embedding_table_grad)
+    .doc("dA[i, m, c] = sum over the rows r with s[r] in interval i of w[r, m] d^order/dt^order (t_r^c): the "
+         "gradient of tabulated_embedding in its table (see there). s [rows, 1], w [rows, M]; returns "
+         "[intervals, M, 6]. Linear in w; differentiable to any order.")
+    .args("s", "w", "intervals", "lower", "upper", "stride0", "stride1", "order")
+    .defaults({{"order", int64_t{0}}})
+    .outputs("dtable")
+    .shape([](const TensorSpec& s, const TensorSpec& w, int64_t intervals, double lower, double upper, double stride0,
+              double stride1, int64_t order) {
+      const char* op = "deepmd::tabulated_embedding_table_grad";
+      check_float(s, op, "s");
+      SAMPAN_CHECK(s.dim() == 2 && s.shape[1] == 1, ValueError, op, ": argument 's' must have shape [rows, 1], got ",
+                   shape_str(s.shape));
+      SAMPAN_CHECK(w.dtype == s.dtype && w.dim() == 2 && w.shape[0] == s.shape[0], ValueError, op,
+                   ": argument 'w' must be ", dtype_name(s.dtype), " [rows, M] with rows = ", s.shape[0], ", got ",
+                   dtype_name(w.dtype), " ", shape_str(w.shape));
+      SAMPAN_CHECK(order >= 0, ValueError, op, ": argument 'order' must be >= 0, got ", order);
+      grid_of(intervals, lower, upper, stride0, stride1, op);
+      return TensorSpec{{intervals, w.shape[1], 6}, s.dtype, s.device};
+    })
+    .cpu([](const Tensor& s_in, const Tensor& w_in, int64_t intervals, double lower, double upper, double stride0,
+            double stride1, int64_t order, Tensor& out) {
+      Tensor s = c(s_in), w = c(w_in);
+      const char* op = "deepmd::tabulated_embedding_table_grad";
+      const auto grid = grid_of(intervals, lower, upper, stride0, stride1, op);
+      visit_floating(s.dtype(), op, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        kernels::tabulated_embedding_table_grad_cpu<T>(grid, intervals, w.size(1), s.data<T>(), w.data<T>(), s.size(0),
+                                                       static_cast<int>(order), out.data<T>());
+      });
+    })
+    .vjp([](const VjpContext& ctx) -> Grads {
+      const Tensor s = ctx.input(0), w = ctx.input(1), C = ctx.grad_output(0);
+      const double lo = ctx.attr<double>(3), up = ctx.attr<double>(4), s0 = ctx.attr<double>(5), s1 = ctx.attr<double>(6);
+      const int64_t k = ctx.attr<int64_t>(7);
+      Tensor ds = ctx.needs_grad(0) ? dot_op()(s, w, C, lo, up, s0, s1, k + 1)[0] : Tensor();
+      Tensor dw = ctx.needs_grad(1) ? table_op()(s, C, lo, up, s0, s1, k)[0] : Tensor();
+      return {ds, dw};
+    })
+    .dtypes(kFloatTypes)
+    .sample([] {
+      Values v = sample_table_args(true);  // s, w, table, grid..., order: the table's shape as `intervals`
+      return Values{v[0], v[1], int64_t{7}, -1.0, 1.0, 0.5, 1.0, int64_t{0}};
+    });
+
+}  // namespace sampan::deepmd
