@@ -97,6 +97,9 @@ def test_dpdata_reads_what_sampan_writes_in_both_formats(tmp_path):
     for fmt, path in (("deepmd/hdf5", tmp_path / "water.h5"), ("deepmd/npy", tmp_path / "npy")):
         theirs = dpdata.LabeledSystem(str(path), fmt=fmt)
         assert_same(ours, theirs)
+        again = load_system(path)  # and sampan's own readers (the C++ one for the folder)
+        for field in ("coord", "box", "energy", "force"):
+            np.testing.assert_array_equal(getattr(again, field), getattr(ours, field))
     assert sorted(p.name for p in (tmp_path / "npy").iterdir()) == ["set.000", "set.001", "set.002", "type.raw",
                                                                    "type_map.raw"]
     # Overwriting replaces the folder and leaves no temporary behind.
@@ -198,3 +201,25 @@ def test_bad_hdf5_input_names_the_dataset(tmp_path):
     with pytest.raises(ValueError, match=r"energy has shape \(3,\), expected \(2,\)"):
         save_system(System(**dict(vars(good), energy=np.zeros(3))), tmp_path / "x")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.h5", "text.h5"]  # nothing written
+
+
+@needs_water
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatch):
+    from sampan.deepmd import data
+    ours = load_system(WATER)
+    save_system(ours, tmp_path / "w.h5#/first", fmt="deepmd/hdf5")
+    save_system(ours, tmp_path / "npy")
+    before = (tmp_path / "w.h5").read_bytes()
+
+    def fail(*args):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(data, "_write_hdf5_group", fail)
+    monkeypatch.setattr(data, "_write_npy_folder", fail)
+    with pytest.raises(RuntimeError, match="disk full"):
+        save_system(ours, tmp_path / "w.h5#/second", fmt="deepmd/hdf5")
+    with pytest.raises(RuntimeError, match="disk full"):
+        save_system(ours, tmp_path / "npy")
+    assert (tmp_path / "w.h5").read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["npy", "w.h5"]
+    np.testing.assert_array_equal(load_system(tmp_path / "npy").coord, ours.coord)
