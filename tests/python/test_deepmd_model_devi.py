@@ -92,3 +92,87 @@ def test_fewer_than_two_models_is_an_error(tmp_path):
     from sampan.deepmd.model_devi import make_model_devi
     with pytest.raises(ValueError, match="at least two models"):
         make_model_devi(["a.h5"], str(tmp_path), str(tmp_path / "out"))
+
+
+def lammps_run(folder, models, ranks, out_freq=5, steps=20):
+    """NVE with `pair_style sampan m0 m1 m2 out_freq N`; positions dumped every N steps."""
+    import os
+    import shutil
+    import subprocess
+    from pathlib import Path
+    driver = Path(os.environ.get("SAMPAN_LMP_DRIVER", Path(__file__).resolve().parents[2] / "build" / "bin" / "sampan-lmp"))
+    mpirun = shutil.which("mpirun")
+    if not driver.exists() or mpirun is None:
+        pytest.skip(f"sampan-lmp not built at {driver} or mpirun not found")
+    (folder / "in.lmp").write_text(
+        "units metal\natom_style atomic\nboundary p p p\natom_modify map array\nread_data ../data.lmp\n"
+        f"pair_style sampan {' '.join(models)} out_freq {out_freq} out_file model_devi.out\npair_coeff * * O H\n"
+        "timestep 0.0005\nfix 1 all nve\n"
+        f"dump d all custom {out_freq} traj.dump id type x y z\ndump_modify d sort id format float %.17g\n"
+        f"run {steps}\n")
+    flags = ["--oversubscribe"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])
+    cmd = [mpirun, "-n", str(ranks), *flags, str(driver), "in.lmp", "-log", "log.lammps", "-screen", "none"]
+    proc = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "OMP_NUM_THREADS": "1"})
+    log = (folder / "log.lammps").read_text() if (folder / "log.lammps").exists() else ""
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:] + log[-2000:]
+    return (folder / "model_devi.out").read_text()
+
+
+def dumped_system(dump, folder, cell):
+    """The frames of a LAMMPS dump (id type x y z, sorted) as a deepmd/npy system."""
+    frames, types = [], None
+    lines = dump.read_text().splitlines()
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("ITEM: NUMBER OF ATOMS"):
+            n = int(lines[i + 1])
+            rows = np.array([[float(v) for v in line.split()] for line in lines[i + 7: i + 7 + n]])
+            frames.append(rows[:, 2:5])
+            types = rows[:, 1].astype(int) - 1
+            i += 7 + n
+        else:
+            i += 1
+    (folder / "set.000").mkdir(parents=True)
+    np.savetxt(folder / "type.raw", types, fmt="%d")
+    (folder / "type_map.raw").write_text("O\nH\n")
+    np.save(folder / "set.000" / "coord.npy", np.array(frames).reshape(len(frames), -1))
+    np.save(folder / "set.000" / "box.npy", np.tile(np.asarray(cell, float).ravel(), (len(frames), 1)))
+    return len(frames)
+
+
+@pytest.mark.skipif(not (WATER.exists() and GOLDEN.exists()), reason=f"water data or golden model not in {SHARED_DATA}")
+def test_lammps_pair_style_writes_the_deviation_of_the_python_command(tmp_path):
+    from sampan.cli import main
+    source = WATER / "data_3"
+    coord = np.load(source / "set.000" / "coord.npy")[0].reshape(-1, 3).astype(float)
+    cell = np.load(source / "set.000" / "box.npy")[0].reshape(3, 3).astype(float)
+    L = cell[0, 0]
+    coord = coord - np.floor(coord / L) * L   # the water cell is cubic
+    types = np.loadtxt(source / "type.raw", dtype=int)
+    lines = ["water", "", f"{len(coord)} atoms", "2 atom types", "", f"0 {L:.17g} xlo xhi", f"0 {L:.17g} ylo yhi",
+             f"0 {L:.17g} zlo zhi", "", "Masses", "", "1 15.999", "2 1.008", "", "Atoms # atomic", ""]
+    lines += [f"{i + 1} {t + 1} {p[0]:.17g} {p[1]:.17g} {p[2]:.17g}" for i, (t, p) in enumerate(zip(types, coord))]
+    (tmp_path / "data.lmp").write_text("\n".join(lines) + "\n")
+    models = perturbed_models(tmp_path, 3)
+    texts = {}
+    for ranks in (1, 2):
+        (tmp_path / f"r{ranks}").mkdir()
+        texts[ranks] = lammps_run(tmp_path / f"r{ranks}", models, ranks)
+    assert "1 by 1 by 2 MPI" in (tmp_path / "r2" / "log.lammps").read_text() or \
+        "1 by 2 by 1 MPI" in (tmp_path / "r2" / "log.lammps").read_text() or \
+        "2 by 1 by 1 MPI" in (tmp_path / "r2" / "log.lammps").read_text()
+    header = texts[1].splitlines()[0]
+    assert header.lstrip("#").split() == list(COLUMNS[:7])
+    lmp = np.loadtxt(tmp_path / "r1" / "model_devi.out")
+    assert lmp.shape == (5, 7) and list(lmp[:, 0]) == [0, 5, 10, 15, 20]
+    # under MPI (ghost forces of every model reverse-communicated, reductions over ranks): the same rows
+    np.testing.assert_allclose(np.loadtxt(tmp_path / "r2" / "model_devi.out"), lmp, rtol=1e-6)
+
+    nframes = dumped_system(tmp_path / "r1" / "traj.dump", tmp_path / "frames", cell)
+    assert nframes == 5
+    out = tmp_path / "python_devi.out"
+    assert main(["deepmd", "model-devi", "-m", *models, "-s", str(tmp_path / "frames"), "-o", str(out), "-f", "5"]) == 0
+    ours = np.loadtxt(out)
+    np.testing.assert_allclose(lmp, ours[:, :7], rtol=2e-6)
+    assert lmp[:, 4].min() > 1e-4

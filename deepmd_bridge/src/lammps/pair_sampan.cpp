@@ -4,12 +4,16 @@
 #include <cstring>
 #include <string>
 
+#include <mpi.h>
+
 #include "atom.h"
 #include "comm.h"
 #include "domain.h"
 #include "error.h"
 #include "force.h"
+#include "lammps/model_devi.h"
 #include "memory.h"
+#include "update.h"
 #include "sampan/deepmd/deep_pot.h"
 #include "sampan/deepmd/md/graph_potential.h"
 #include "sampan/deepmd/md/lennard_jones.h"
@@ -29,6 +33,7 @@ PairSampan::PairSampan(LAMMPS* lmp) : Pair(lmp) {
 }
 
 PairSampan::~PairSampan() {
+  if (devi_out_) std::fclose(devi_out_);
   if (allocated) {
     memory->destroy(setflag);
     memory->destroy(cutsq);
@@ -46,34 +51,69 @@ void PairSampan::allocate() {
   sigma_.assign(static_cast<size_t>(n * n), 1.0);
 }
 
+std::unique_ptr<Potential> PairSampan::load_potential(const std::string& path, double cutoff) {
+  if (md::GraphPotential::is_graph_file(path)) {
+    auto graph = std::make_unique<md::GraphPotential>(md::GraphPotential::load(path));
+    if (cutoff >= 0) graph->set_cutoff(cutoff);
+    return graph;
+  }
+  const bool yaml = path.size() > 5 && (path.substr(path.size() - 5) == ".yaml" || path.substr(path.size() - 4) == ".yml");
+  return std::make_unique<DeepPot>(yaml ? DeepPot::from_deepmd_yaml(path) : DeepPot::load(path));
+}
+
+static const std::vector<std::string>& type_names(Potential& p, bool graph) {
+  return graph ? static_cast<md::GraphPotential&>(p).type_map() : static_cast<DeepPot&>(p).config.type_map;
+}
+
 void PairSampan::settings(int narg, char** arg) {
   potential_.reset();
+  ensemble_.clear();
+  model_paths_.clear();
   model_path_.clear();
-  // 'model FILE [cutoff RC]' or 'FILE [cutoff RC]': a DeePMD model, or a traced energy graph
-  // (sampan.jit graph file, detected by its format key).
+  if (devi_out_) {
+    std::fclose(devi_out_);
+    devi_out_ = nullptr;
+  }
+  // '[model] FILE... [cutoff RC] [out_freq N] [out_file F]': DeePMD models or traced energy
+  // graphs (sampan.jit graph file, detected by its format key); several files: an ensemble.
   const bool model_keyword = narg >= 2 && std::strcmp(arg[0], "model") == 0;
   const bool bare_file = narg >= 1 && std::strcmp(arg[0], "lj") != 0 && std::strcmp(arg[0], "model") != 0;
   if (model_keyword || bare_file) {
-    const int first = model_keyword ? 1 : 0;
-    model_path_ = arg[first];
+    auto is_keyword = [](const char* a) {
+      return std::strcmp(a, "cutoff") == 0 || std::strcmp(a, "out_freq") == 0 || std::strcmp(a, "out_file") == 0;
+    };
+    int k = model_keyword ? 1 : 0;
+    for (; k < narg && !is_keyword(arg[k]); ++k) model_paths_.push_back(arg[k]);
+    if (model_paths_.empty()) error->all(FLERR, std::string("pair_style sampan/deepmd model: expected a model file"));
+    model_path_ = model_paths_[0];
     double cutoff = -1;
-    for (int k = first + 1; k < narg; k += 2) {
-      if (std::strcmp(arg[k], "cutoff") != 0 || k + 1 >= narg)
-        error->all(FLERR, "pair_style sampan/deepmd " + model_path_ + ": expected 'cutoff RC' after the file, got '" +
-                              std::string(arg[k]) + "'");
-      cutoff = utils::numeric(FLERR, arg[k + 1], false, lmp);
+    out_freq_ = 100;
+    out_file_ = "model_devi.out";
+    for (; k < narg; k += 2) {
+      const std::string key = arg[k];
+      if (!is_keyword(arg[k]) || k + 1 >= narg)
+        error->all(FLERR, "pair_style sampan/deepmd " + model_path_ +
+                              ": expected 'cutoff RC', 'out_freq N' or 'out_file FILE' after the model files, got '" +
+                              key + "'");
+      if (key == "cutoff") cutoff = utils::numeric(FLERR, arg[k + 1], false, lmp);
+      if (key == "out_freq") out_freq_ = utils::inumeric(FLERR, arg[k + 1], false, lmp);
+      if (key == "out_file") out_file_ = arg[k + 1];
     }
-    graph_ = false;
+    if (out_freq_ < 1) error->all(FLERR, "pair_style sampan/deepmd: out_freq must be >= 1 (steps), got " +
+                                             std::to_string(out_freq_));
     try {
-      if (md::GraphPotential::is_graph_file(model_path_)) {
-        auto graph = std::make_unique<md::GraphPotential>(md::GraphPotential::load(model_path_));
-        if (cutoff >= 0) graph->set_cutoff(cutoff);
-        graph_ = true;
-        potential_ = std::move(graph);
-      } else {
-        const bool yaml = model_path_.size() > 5 && (model_path_.substr(model_path_.size() - 5) == ".yaml" ||
-                                                     model_path_.substr(model_path_.size() - 4) == ".yml");
-        potential_ = std::make_unique<DeepPot>(yaml ? DeepPot::from_deepmd_yaml(model_path_) : DeepPot::load(model_path_));
+      graph_ = md::GraphPotential::is_graph_file(model_path_);
+      potential_ = load_potential(model_path_, cutoff);
+      for (size_t m = 1; m < model_paths_.size(); ++m) {
+        const std::string& path = model_paths_[m];
+        if (md::GraphPotential::is_graph_file(path) != graph_)
+          error->all(FLERR, "pair_style sampan/deepmd: " + path + " and " + model_path_ +
+                                " are not of one kind (DeePMD model / traced graph)");
+        ensemble_.push_back(load_potential(path, cutoff));
+        if (ensemble_.back()->cutoff() != potential_->cutoff() ||
+            type_names(*ensemble_.back(), graph_) != type_names(*potential_, graph_))
+          error->all(FLERR, "pair_style sampan/deepmd: " + path + " has another cutoff or type map than " +
+                                model_path_ + "; the models of an ensemble must share both");
       }
     } catch (const std::exception& e) {
       error->all(FLERR, std::string("pair_style sampan/deepmd model: ") + e.what());
@@ -83,6 +123,14 @@ void PairSampan::settings(int narg, char** arg) {
       error->all(FLERR, "pair_style sampan/deepmd " + model_path_ +
                             ": the graph file names no cutoff (save it with sampan.deepmd.md.save_potential(..., "
                             "cutoff=RC)) and none was given: add 'cutoff RC' (Å)");
+    comm_reverse = ensemble_.empty() ? 0 : 3 * static_cast<int>(model_paths_.size());
+    last_devi_step_ = -1;
+    if (!ensemble_.empty() && comm->me == 0) {
+      devi_out_ = std::fopen(out_file_.c_str(), "w");
+      if (!devi_out_) error->one(FLERR, "pair_style sampan/deepmd: cannot write out_file " + out_file_);
+      std::fputs(model_devi_header().c_str(), devi_out_);
+      std::fflush(devi_out_);
+    }
     one_coeff = 1;
     return;
   }
@@ -108,8 +156,7 @@ void PairSampan::coeff(int narg, char** arg) {
     // pair_coeff * * NAME1 NAME2 ...: the model type of every LAMMPS type, by name. A traced
     // graph without type names: '* *' alone (LAMMPS type i is graph type i - 1) or one 0-based
     // graph type per LAMMPS type.
-    const std::vector<std::string>& names = graph_ ? static_cast<md::GraphPotential*>(potential_.get())->type_map()
-                                                   : static_cast<DeepPot*>(potential_.get())->config.type_map;
+    const std::vector<std::string>& names = type_names(*potential_, graph_);
     const bool graph_by_index = graph_ && names.empty();
     if (std::strcmp(arg[0], "*") != 0 || std::strcmp(arg[1], "*") != 0 ||
         (narg != 2 + n && !(graph_by_index && narg == 2)))
@@ -186,6 +233,31 @@ void PairSampan::add_virial(const double* w) {
   virial[5] += w[5];
 }
 
+Box PairSampan::lammps_box() const {
+  Box box;
+  box.cell = {domain->xprd, 0, 0, domain->xy, domain->yprd, 0, domain->xz, domain->yz, domain->zprd};
+  box.periodic = {domain->xperiodic != 0, domain->yperiodic != 0, domain->zperiodic != 0};
+  return box;
+}
+
+void PairSampan::evaluate(Potential& potential, double* energy, std::vector<double>& forces, double* w) {
+  // positions_ / types_ hold the owned (+ ghost, unless whole_system_) atoms.
+  const int nlocal = atom->nlocal, n = static_cast<int>(types_.size());
+  forces.assign(static_cast<size_t>(3 * n), 0.0);
+  for (int c = 0; c < 9; ++c) w[c] = 0;
+  *energy = 0;
+  if (whole_system_) {
+    // One rank: the owned atoms are the whole system; the potential handles the periodic images.
+    potential.compute(positions_.data(), types_.data(), nlocal, lammps_box(), energy, forces.data(), w);
+    return;
+  }
+  potential.compute_local(positions_.data(), types_.data(), nlocal, n, energy, forces.data());
+  // W = sum over owned and ghost atoms of x (x) f (the potential is translation invariant).
+  for (int i = 0; i < n; ++i)
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) w[3 * a + b] += positions_[3 * i + a] * forces[3 * i + b];
+}
+
 void PairSampan::compute(int eflag, int vflag) {
   ev_init(eflag, vflag);
   if (!potential_) {
@@ -201,7 +273,6 @@ void PairSampan::compute(int eflag, int vflag) {
   const int n = whole_system_ ? nlocal : nall;
   positions_.resize(static_cast<size_t>(3 * n));
   types_.resize(static_cast<size_t>(n));
-  forces_.assign(static_cast<size_t>(3 * n), 0.0);
   for (int i = 0; i < n; ++i) {
     for (int k = 0; k < 3; ++k) positions_[3 * i + k] = x[i][k];
     types_[i] = model_path_.empty() ? atom->type[i] - 1 : type_of_lammps_[atom->type[i]];
@@ -210,11 +281,7 @@ void PairSampan::compute(int eflag, int vflag) {
   try {
     if (!whole_system_) {
       try {
-        potential_->compute_local(positions_.data(), types_.data(), nlocal, nall, &energy, forces_.data());
-        // W = sum over owned and ghost atoms of x (x) f (the potential is translation invariant).
-        for (int i = 0; i < nall; ++i)
-          for (int a = 0; a < 3; ++a)
-            for (int b = 0; b < 3; ++b) w[3 * a + b] += positions_[3 * i + a] * forces_[3 * i + b];
+        evaluate(*potential_, &energy, forces_, w);
       } catch (const sampan::NotImplementedError&) {
         if (comm->nprocs > 1)
           error->all(FLERR, "pair sampan/deepmd: " + potential_->describe() +
@@ -223,14 +290,9 @@ void PairSampan::compute(int eflag, int vflag) {
       }
     }
     if (whole_system_) {
-      // One rank: the owned atoms are the whole system; the potential handles the periodic images.
-      Box box;
-      box.cell = {domain->xprd, 0, 0, domain->xy, domain->yprd, 0, domain->xz, domain->yz, domain->zprd};
-      box.periodic = {domain->xperiodic != 0, domain->yperiodic != 0, domain->zperiodic != 0};
       positions_.resize(static_cast<size_t>(3 * nlocal));
       types_.resize(static_cast<size_t>(nlocal));
-      forces_.assign(static_cast<size_t>(3 * nlocal), 0.0);
-      potential_->compute(positions_.data(), types_.data(), nlocal, box, &energy, forces_.data(), w);
+      evaluate(*potential_, &energy, forces_, w);
     }
   } catch (const std::exception& e) {
     error->one(FLERR, std::string("pair sampan/deepmd: ") + e.what());
@@ -240,12 +302,77 @@ void PairSampan::compute(int eflag, int vflag) {
     for (int k = 0; k < 3; ++k) f[i][k] += forces_[3 * i + k];
   if (eflag_global) eng_vdwl += energy;
   if (vflag_global) add_virial(w);
+  const long long step = static_cast<long long>(update->ntimestep);
+  if (!ensemble_.empty() && step % out_freq_ == 0 && step != last_devi_step_) {
+    last_devi_step_ = step;
+    write_model_deviation(w);
+  }
+}
+
+void PairSampan::write_model_deviation(const double* w0) {
+  const int nmodels = static_cast<int>(ensemble_.size()) + 1, nlocal = atom->nlocal;
+  const int n = static_cast<int>(types_.size());
+  devi_forces_.assign(static_cast<size_t>(n) * 3 * nmodels, 0.0);
+  std::vector<double> virials(static_cast<size_t>(9 * nmodels), 0.0), forces;
+  auto keep = [&](int k, const std::vector<double>& fk, const double* wk) {
+    for (int i = 0; i < n; ++i)
+      for (int c = 0; c < 3; ++c) devi_forces_[(static_cast<size_t>(i) * nmodels + k) * 3 + c] = fk[3 * i + c];
+    for (int c = 0; c < 9; ++c) virials[9 * k + c] = wk[c] / static_cast<double>(atom->natoms);
+  };
+  keep(0, forces_, w0);
+  try {
+    for (int k = 1; k < nmodels; ++k) {
+      double energy = 0, w[9];
+      evaluate(*ensemble_[k - 1], &energy, forces, w);
+      keep(k, forces, w);
+    }
+  } catch (const std::exception& e) {
+    error->one(FLERR, std::string("pair sampan/deepmd (model deviation): ") + e.what());
+  }
+  // the ghosts' forces of every model to their owners, as LAMMPS does for model 0's
+  if (!whole_system_) comm->reverse_comm_pair(this);
+  Deviation local;
+  for (int i = 0; i < nlocal; ++i) {
+    const double e = atom_force_deviation(&devi_forces_[static_cast<size_t>(i) * nmodels * 3], nmodels);
+    local.max = std::max(local.max, e);
+    local.min = std::min(local.min, e);
+    local.avg += e;  // the sum here; the mean after the reduction
+  }
+  Deviation force;
+  MPI_Reduce(&local.max, &force.max, 1, MPI_DOUBLE, MPI_MAX, 0, world);
+  MPI_Reduce(&local.min, &force.min, 1, MPI_DOUBLE, MPI_MIN, 0, world);
+  MPI_Reduce(&local.avg, &force.avg, 1, MPI_DOUBLE, MPI_SUM, 0, world);
+  std::vector<double> total(virials.size(), 0.0);
+  MPI_Reduce(virials.data(), total.data(), static_cast<int>(virials.size()), MPI_DOUBLE, MPI_SUM, 0, world);
+  if (comm->me != 0) return;
+  force.avg /= static_cast<double>(atom->natoms);
+  const Deviation virial = virial_deviation(total.data(), nmodels);
+  std::fputs(model_devi_row(static_cast<long long>(update->ntimestep), virial, force).c_str(), devi_out_);
+  std::fflush(devi_out_);
+}
+
+int PairSampan::pack_reverse_comm(int n, int first, double* buf) {
+  const int width = 3 * (static_cast<int>(ensemble_.size()) + 1);
+  int m = 0;
+  for (int i = first; i < first + n; ++i)
+    for (int c = 0; c < width; ++c) buf[m++] = devi_forces_[static_cast<size_t>(i) * width + c];
+  return m;
+}
+
+void PairSampan::unpack_reverse_comm(int n, int* list, double* buf) {
+  const int width = 3 * (static_cast<int>(ensemble_.size()) + 1);
+  int m = 0;
+  for (int i = 0; i < n; ++i)
+    for (int c = 0; c < width; ++c) devi_forces_[static_cast<size_t>(list[i]) * width + c] += buf[m++];
 }
 
 namespace {
 Pair* create_pair_sampan(LAMMPS* lmp) { return new PairSampan(lmp); }
 }  // namespace
 
-void register_pair_styles(LAMMPS* lmp) { (*lmp->force->pair_map)["sampan/deepmd"] = &create_pair_sampan; }
+void register_pair_styles(LAMMPS* lmp) {
+  (*lmp->force->pair_map)["sampan/deepmd"] = &create_pair_sampan;
+  (*lmp->force->pair_map)["sampan"] = &create_pair_sampan;
+}
 
 }  // namespace sampan::deepmd::lammps
