@@ -147,3 +147,15 @@ def test_unsupported_gate_and_non_affine_angle_raise_naming_them():
     qc.rx(a + b, 0)
     with pytest.raises(ValueError, match="depends on 2 parameters"):
         Circuit.from_qiskit(qc)
+
+
+def test_legacy_gate_names_u1_u2_u3_cu1_cu3_and_id():
+    from qiskit.circuit.library import CU1Gate, CU3Gate, IGate, U1Gate, U2Gate, U3Gate
+    t = Parameter("t")
+    qc = qiskit.QuantumCircuit(2)
+    qc.h([0, 1])
+    qc.append(U1Gate(0.4 * t), [0]); qc.append(U2Gate(t, -0.3), [1]); qc.append(U3Gate(0.2, t - 1, 0.5), [0])
+    qc.append(CU1Gate(-t), [1, 0]); qc.append(CU3Gate(t, 0.1, 0.9), [0, 1]); qc.append(IGate(), [1])
+    c = Circuit.from_qiskit(qc, values=[0.8])
+    np.testing.assert_allclose(c.state().numpy(), Statevector(qc.assign_parameters([0.8])).data, atol=1e-10)
+    assert c.parameters.numel() == 1
