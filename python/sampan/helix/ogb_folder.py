@@ -19,6 +19,7 @@ from .user_warning import warn
 
 SPLIT_PARTS = ("train", "valid", "test")
 MOLECULES_FILE = os.path.join("mapping", "mol.csv.gz")
+SMILES_COLUMN, ID_COLUMN = "smiles", "mol_id"  # OGB's names; every other column of mol.csv.gz is a task
 
 
 def is_ogb_folder(path):
@@ -78,18 +79,22 @@ def read_split(root, split="scaffold", count=None):
 
 
 def load_ogb_folder(root, featurizer="ogb", split="scaffold", tasks=None, cache=True, num_threads=0, progress=None):
-    """(dataset, (train, valid, test)): the molecules of <root>/mapping/mol.csv.gz (task columns
-    inferred: mol_id is an identifier) and the official split as positions in that dataset.
+    """(dataset, (train, valid, test)): the molecules of <root>/mapping/mol.csv.gz (tasks: every
+    column but smiles and mol_id, unless `tasks` names them) and the official split as positions
+    in that dataset.
     A split row whose SMILES RDKit cannot read has no molecule; it is reported and left out."""
     from .data import load_dataset
     root = os.fspath(root)
     if not is_ogb_folder(root):
         raise ValueError(f"{root}: not an OGB dataset folder (no {MOLECULES_FILE})")
     csv_path = os.path.join(root, MOLECULES_FILE)
-    lines = csv_columns.record_lines(csv_path)
+    columns = csv_columns.infer_columns(csv_path, SMILES_COLUMN)
+    lines = columns.record_lines
     parts = read_split(root, split, len(lines))
-    dataset = load_dataset(csv_path, featurizer=featurizer, tasks=tasks, cache=cache, num_threads=num_threads,
-                           progress=progress)
+    if tasks is None:  # OGB's layout says which columns are tasks: all but smiles and mol_id
+        tasks = [c for c in columns.header if c not in (SMILES_COLUMN, ID_COLUMN)]
+    dataset = load_dataset(csv_path, featurizer=featurizer, smiles_column=SMILES_COLUMN, tasks=tasks, cache=cache,
+                           num_threads=num_threads, progress=progress)
     position_of_line = {int(line): i for i, line in enumerate(dataset.rows)}
     positions, lost = [], []
     for part, indices in zip(SPLIT_PARTS, parts):
