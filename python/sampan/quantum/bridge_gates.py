@@ -14,6 +14,7 @@ from collections import namedtuple
 import numpy as np
 
 from .gates import CHANNEL_OPCODES, spec
+from .qubit_order import LITTLE
 
 Angle = namedtuple("Angle", "index scale shift")  # index None: the number `shift`
 
@@ -99,7 +100,7 @@ def add(circuit, name, qubits, angles, where):
     qubits = tuple(int(q) for q in qubits)
     if name in MATRIX:
         matrix, n_ctrl = MATRIX[name]
-        circuit.controlled_unitary(matrix, list(qubits[:n_ctrl]), list(qubits[n_ctrl:]))
+        circuit.controlled_unitary(matrix, list(qubits[:n_ctrl]), list(qubits[n_ctrl:]), order=LITTLE)  # Qiskit's
     elif name == "id":
         pass
     elif name == "u2":
