@@ -152,3 +152,35 @@ def test_compress_refuses_bad_settings(water, tmp_path):
                      ({"min_dist": rmin, "extrapolate": 0.5}, "extrapolate")):
         with pytest.raises(ValueError, match=word):
             c.compress(**kw)
+
+
+def test_cli_compress_takes_the_smallest_distance_from_the_training_data(water, tmp_path, capsys):
+    from sampan.cli import main
+
+    model, system, _ = water
+    plain = tmp_path / "plain.h5"
+    model.save(str(plain))
+    out = tmp_path / "compressed.h5"
+    assert main(["deepmd", "compress", "-i", str(plain), "-o", str(out), "-t", str(WATER / "data_3"),
+                 "-s", "0.02", "-e", "4"]) == 0
+    c = DeepPot.load(str(out))
+    # the distance found independently here from the model's own neighbour lists of every frame
+    assert abs(c.compression["min_dist"] - min_distance(model, system, range(system.nframes))) < 1e-12
+    assert c.compression["step"] == 0.02 and c.compression["extrapolate"] == 4.0
+    assert "embedding 1" in capsys.readouterr().out
+    e0, f0, _ = evaluate_system(model, system, [1])
+    e1, f1, _ = evaluate_system(c, system, [1])
+    assert np.max(np.abs(f1 - f0)) < 1e-5
+    # an input.json names its training systems relative to its own folder
+    (tmp_path / "input.json").write_text(json.dumps(
+        {"training": {"training_data": {"systems": [str(WATER / "data_3")]}}}))
+    out2 = tmp_path / "c2.h5"
+    assert main(["deepmd", "compress", "-i", str(plain), "-o", str(out2), "-t", str(tmp_path / "input.json")]) == 0
+    assert DeepPot.load(str(out2)).compression["min_dist"] == c.compression["min_dist"]
+    # without a distance it says what to give; a compressed model is not compressed twice
+    capsys.readouterr()
+    assert main(["deepmd", "compress", "-i", str(plain), "-o", str(tmp_path / "x.h5")]) != 0
+    assert "--min-dist" in capsys.readouterr().err
+    assert main(["deepmd", "compress", "-i", str(out), "-o", str(tmp_path / "y.h5"), "--min-dist", "0.9"]) != 0
+    assert "already compressed" in capsys.readouterr().err
+    assert not (tmp_path / "x.h5").exists() and not (tmp_path / "y.h5").exists()

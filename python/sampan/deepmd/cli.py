@@ -45,6 +45,9 @@ def register(subparsers):
     p.add_argument("-o", "--output", default="frozen_model.h5", help="model file to write")
     p.set_defaults(run=_freeze)
 
+    from .compress import add_compress_command
+    add_compress_command(sub)
+
     from .md_cli import add_md_command
     add_md_command(sub)
 
