@@ -139,3 +139,18 @@ def test_sel_auto_is_the_neighbour_statistics_rule(tmp_path):
     assert trainer.model.config["sel"] == expected
     assert any(f"-> sel {expected}" in line for line in logged)
     assert trainer.config["model"]["descriptor"]["sel"] == expected
+
+
+@needs_water
+def test_hdf5_files_are_read_with_every_system_in_them(tmp_path):
+    pytest.importorskip("h5py", reason="the optional extra 'test' is not installed (pip install sampan[test])")
+    from sampan.deepmd.data import load_system, save_system
+    from sampan.deepmd.systems import read_systems
+    a, b = load_system(WATER / "data_0"), load_system(WATER / "data_3")
+    save_system(a, f"{tmp_path / 'both.h5'}#/a", fmt="deepmd/hdf5")
+    save_system(b, f"{tmp_path / 'both.h5'}#/b", fmt="deepmd/hdf5")
+    systems = read_systems([str(tmp_path / "both.h5")], ["O", "H"])
+    assert [s.nframes for s in systems] == [80, 80]
+    np.testing.assert_array_equal(systems[1].coord, b.coord)
+    only_b = read_systems(f"{tmp_path / 'both.h5'}#/b", ["O", "H"])
+    assert len(only_b) == 1 and np.array_equal(only_b[0].energy, b.energy)
