@@ -89,3 +89,23 @@ def test_counts_are_the_least_sel_the_model_neighbour_list_holds():
 
     assert not overflows(counts)
     assert overflows([counts[0] - 1, counts[1]]) and overflows([counts[0], counts[1] - 1])
+
+
+def test_blocks_of_centres_give_the_counts_of_one_block():
+    from sampan.deepmd.neighbor_stat import frame_stat
+    rng = np.random.default_rng(5)
+    coord = rng.uniform(0, 7.0, size=(40, 3))
+    types = rng.integers(0, 3, size=40)
+    cell = np.array([[7.0, 0, 0], [0.5, 7.0, 0], [0, 0, 7.0]])
+    whole = frame_stat(coord, types, cell, 3.0, 3)
+    blocked = frame_stat(coord, types, cell, 3.0, 3, block_pairs=1)   # one centre at a time
+    assert whole[0] == blocked[0]
+    np.testing.assert_array_equal(whole[1], blocked[1])
+    # and both equal a brute-force count over the 27 neighbouring cells (rcut < every cell height)
+    shifts = np.array([(a, b, c) for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1)]) @ cell
+    brute = np.zeros((40, 3), dtype=int)
+    for i in range(40):
+        for j in range(40):
+            d = np.linalg.norm(coord[j] + shifts - coord[i], axis=1)
+            brute[i, types[j]] += int(((d < 3.0) & (d > 0)).sum())
+    np.testing.assert_array_equal(whole[1], brute)

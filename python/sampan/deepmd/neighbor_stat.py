@@ -40,17 +40,25 @@ def _images(coord, box, rcut):
     return positions, owner, zero, wrapped
 
 
-def frame_stat(coord, atom_types, box, rcut, ntypes):
+def frame_stat(coord, atom_types, box, rcut, ntypes, block_pairs=4_000_000):
     """(min distance, [natoms, ntypes] neighbour counts) of one frame; coord [natoms, 3], box
-    [3, 3] with cell vectors as rows or None."""
+    [3, 3] with cell vectors as rows or None. Centres go in blocks of about block_pairs
+    distances (bounded memory for large systems)."""
     positions, owner, zero, centres = _images(coord, box, rcut)
-    d2 = ((centres[:, None, :] - positions[None, :, :]) ** 2).sum(-1)
-    self_pair = zero[None, :] & (owner[None, :] == np.arange(len(coord))[:, None])
-    d2[self_pair] = np.inf
-    within = d2 < rcut * rcut
     neighbour_type = atom_types[owner]
-    counts = np.stack([(within & (neighbour_type == t)[None, :]).sum(axis=1) for t in range(ntypes)], axis=1)
-    nearest = float(np.sqrt(d2.min())) if d2.size else math.inf
+    natoms = len(coord)
+    counts = np.zeros((natoms, ntypes), dtype=int)
+    nearest = math.inf
+    step = max(1, block_pairs // max(1, len(positions)))
+    for start in range(0, natoms, step):
+        rows = np.arange(start, min(natoms, start + step))
+        d2 = ((centres[rows, None, :] - positions[None, :, :]) ** 2).sum(-1)
+        d2[zero[None, :] & (owner[None, :] == rows[:, None])] = np.inf  # an atom is not its own neighbour
+        within = d2 < rcut * rcut
+        for t in range(ntypes):
+            counts[rows, t] = (within & (neighbour_type == t)[None, :]).sum(axis=1)
+        if d2.size:
+            nearest = min(nearest, float(np.sqrt(d2.min())))
     return nearest, counts
 
 
