@@ -176,3 +176,30 @@ def test_lammps_pair_style_writes_the_deviation_of_the_python_command(tmp_path):
     ours = np.loadtxt(out)
     np.testing.assert_allclose(lmp, ours[:, :7], rtol=2e-6)
     assert lmp[:, 4].min() > 1e-4
+
+
+@pytest.mark.skipif(not GOLDEN.exists(), reason=f"golden model not found at {GOLDEN}")
+def test_lammps_ensemble_errors_name_the_problem(tmp_path):
+    import os
+    import subprocess
+    from pathlib import Path
+    import sampan as sp
+    driver = Path(os.environ.get("SAMPAN_LMP_DRIVER", Path(__file__).resolve().parents[2] / "build" / "bin" / "sampan-lmp"))
+    if not driver.exists():
+        pytest.skip(f"sampan-lmp not built at {driver}")
+    models = perturbed_models(tmp_path, 2)
+    other = sp.deepmd.load_model(str(GOLDEN))
+    cfg = dict(other.config, type_map=["H", "O"])
+    renamed = sp.deepmd.DeepPot(cfg, 1)
+    renamed.save(str(tmp_path / "renamed.h5"))
+    (tmp_path / "data.lmp").write_text("w\n\n1 atoms\n2 atom types\n\n0 10 xlo xhi\n0 10 ylo yhi\n0 10 zlo zhi\n\n"
+                                       "Masses\n\n1 16\n2 1\n\nAtoms # atomic\n\n1 1 1 1 1\n")
+    cases = {f"{models[0]} {models[1]} out_freq 0": "out_freq must be >= 1",
+             f"{models[0]} {tmp_path / 'renamed.h5'}": "another cutoff or type map",
+             f"{models[0]} {models[1]} out_fre 5": "no such file: out_fre"}  # taken as a model file
+    for style, message in cases.items():
+        (tmp_path / "in.lmp").write_text(f"units metal\natom_style atomic\nread_data data.lmp\npair_style sampan {style}\n")
+        proc = subprocess.run([str(driver), "in.lmp", "-log", "log.lammps", "-screen", "none"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode != 0
+        assert message in (tmp_path / "log.lammps").read_text() + proc.stdout + proc.stderr, style
