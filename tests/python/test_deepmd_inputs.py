@@ -48,6 +48,28 @@ def test_misspelt_key_names_its_path_line_and_nearest_key():
         checked_input(config)
 
 
+def test_a_feature_sampan_lacks_is_accepted_at_its_default_and_refused_otherwise():
+    config = tiny_input(["x"])
+    # DeePMD-kit's defaults of features sampan does not have: the same model, so accepted
+    config["model"]["fitting_net"].update(numb_fparam=0, trainable=[True, True], atom_ener=[])
+    config["model"]["descriptor"].update(set_davg_zero=False, env_protection=0)
+    config["loss"].update(start_pref_ae=0, limit_pref_ae=0.0, use_huber=False)
+    checked_input(config)
+    for section, key, value in (("model.fitting_net", "numb_fparam", 2), ("model.descriptor", "exclude_types", [[0, 1]]),
+                                ("model.descriptor", "set_davg_zero", True), ("loss", "start_pref_ae", 0.5),
+                                ("model.fitting_net", "trainable", [True, False]), ("training", "opt_type", "LKF")):
+        bad = tiny_input(["x"])
+        target = bad
+        for part in section.split("."):
+            target = target[part]
+        target[key] = value
+        text = json.dumps(bad, indent=2)
+        line = next(i + 1 for i, s in enumerate(text.splitlines()) if f'"{key}"' in s)
+        with pytest.raises(ValueError) as error:
+            checked_input(json.loads(text), "in.json", text)
+        assert str(error.value).startswith(f"in.json, line {line}: {section}.{key} = {json.dumps(value)}: not supported")
+
+
 def test_deepmd_kit_keys_sampan_ignores_comments_and_aliases_are_accepted():
     config = tiny_input(["x"])
     config["_comment"] = "top"
@@ -64,7 +86,7 @@ def test_deepmd_kit_keys_sampan_ignores_comments_and_aliases_are_accepted():
     with pytest.raises(ValueError, match="training.stop_batch is DeePMD-kit's alias of numb_steps"):
         checked_input(both)
     # every entry of the table is one of the kinds
-    assert all(k in ("used", "required", "ignored") or k[0] == "alias" for t in SECTIONS.values() for k in t.values())
+    assert all(k in ("used", "required", "ignored") or k[0] in ("alias", "only") for t in SECTIONS.values() for k in t.values())
 
 
 def test_missing_required_keys_are_named():
