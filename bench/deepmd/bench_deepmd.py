@@ -1,7 +1,7 @@
 """se_e2_a speed against DeePMD-kit: energy+forces per atom-step, training steps/s, peak memory.
 
     OMP_NUM_THREADS=1 .venv/bin/python bench/deepmd/bench_deepmd.py [--deepmd-python PY] [--threads 1]
-        [--repeat 10] [--train-steps 20] [--skip-deepmd] [--skip-large]
+        [--repeat 10] [--train-steps 20] [--skip-deepmd] [--skip-large] [--skip-compressed]
 
 Model: DeePMD-kit's water example (bench/deepmd/water_se_e2_a.json: se_e2_a, sel [46, 92],
 rcut 6 Å, embedding [25, 50, 100], axis 16, fitting [240, 240, 240], float64, uncompressed).
@@ -10,6 +10,9 @@ Cases, each in its own process (its peak RSS is that process's ru_maxrss):
   neighbour list, with a frozen model as MD runs it (sampan: `sampan deepmd freeze`'s file through
   Potential.evaluate; DeePMD-kit: its frozen graph through DeepPot.eval);
 - the same frame replicated 4x4x4 (12,288 atoms, box 49.8 Å);
+- each energy+forces case again with the model compressed (`sampan deepmd compress` / `dp --tf
+  compress`, both with their defaults: tables of step 0.01 extrapolated 5x, the distance bound from
+  the training data);
 - training steps per second on the water example (batch 1 frame of 192 atoms, force loss, so
   double backward), after warm-up steps (sampan: its Trainer; DeePMD-kit: `dp --tf train`, its
   own "average training time" over the steps after the first 10).
@@ -75,17 +78,25 @@ def peak_rss_mb():
 
 
 # -- child cases (one process each) ------------------------------------------------------------
-def case_sampan_infer(replicate, repeat):
+def case_sampan_infer(replicate, repeat, compressed=False):
     from sampan.deepmd import md
+    from sampan.deepmd.compress import compress
     from sampan.deepmd.train import Trainer
 
     out = tempfile.mkdtemp()
     try:
-        trainer = Trainer(training_config(1, 1, 1), base_dir=HERE, output_dir=out, log=lambda *a: None)
+        config = training_config(1, 1, 1)
+        trainer = Trainer(config, base_dir=HERE, output_dir=out, log=lambda *a: None)
         trainer.init_statistics()
         # frozen, as MD runs it (and as DeePMD-kit's frozen graph): parameters without gradients
-        trainer.model.save(os.path.join(out, "frozen_model.h5"))
-        model = md.load_deeppot(os.path.join(out, "frozen_model.h5"))
+        path = os.path.join(out, "frozen_model.h5")
+        trainer.model.save(path)
+        if compressed:  # `sampan deepmd compress -t input.json`, DeePMD-kit's defaults (-s 0.01 -e 5)
+            with open(os.path.join(out, "input.json"), "w") as f:
+                json.dump(config, f)
+            compress(path, os.path.join(out, "compressed.h5"), [os.path.join(out, "input.json")], log=lambda *a: None)
+            path = os.path.join(out, "compressed.h5")
+        model = md.load_deeppot(path)
     finally:
         shutil.rmtree(out, ignore_errors=True)
     del trainer
@@ -173,6 +184,16 @@ def deepmd_train(python, steps, env, workdir):
     return {"wall": float(m.group(1)), "cpu": None, "rss_mb": usage.ru_maxrss / 1024.0}, os.path.join(workdir, "frozen_model.pb")
 
 
+def deepmd_compress(python, env, workdir):
+    """`dp --tf compress` of the frozen model (its defaults: step 0.01, extrapolate 5, input.json's data)."""
+    dp = os.path.join(os.path.dirname(python), "dp")
+    cmd = [dp] if os.path.exists(dp) else [python, "-c", "import sys; from deepmd.main import main; sys.exit(main())"]
+    with open(os.path.join(workdir, "compress.log"), "w") as log:
+        subprocess.run(cmd + ["--tf", "compress", "-i", "frozen_model.pb", "-o", "frozen_model_compressed.pb",
+                              "-t", "input.json"], cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT, check=True)
+    return os.path.join(workdir, "frozen_model_compressed.pb")
+
+
 def deepmd_python_default():
     for candidate in (os.environ.get("DEEPMD_PYTHON"), os.path.join(ROOT, ".venv-deepmd", "bin", "python"),
                       os.path.join(ROOT, ".venv-bench", "bin", "python")):
@@ -195,13 +216,15 @@ def main():
     parser.add_argument("--train-steps", type=int, default=20)
     parser.add_argument("--skip-deepmd", action="store_true")
     parser.add_argument("--skip-large", action="store_true", help="no 12,288-atom case")
+    parser.add_argument("--skip-compressed", action="store_true", help="no compressed-model rows")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
     if args.child:
         kind = args.child[0]
-        if kind == "sampan-infer":
-            result = case_sampan_infer(tuple(int(v) for v in args.child[1:4]), int(args.child[4]))
+        if kind in ("sampan-infer", "sampan-infer-compressed"):
+            result = case_sampan_infer(tuple(int(v) for v in args.child[1:4]), int(args.child[4]),
+                                       compressed=kind.endswith("compressed"))
         elif kind == "sampan-train":
             result = case_sampan_train(int(args.child[1]))
         elif kind == "deepmd-infer":
@@ -222,7 +245,7 @@ def main():
     cases = [("192 atoms", (1, 1, 1), args.repeat)]
     if not args.skip_large:
         cases.append((f"{192 * 64:,} atoms", REPLICATE, 2))
-    rows = []
+    rows, speedups = [], []
     workdir = tempfile.mkdtemp(prefix="bench_deepmd_")
     try:
         ours_train = run_child(sys.executable, ["sampan-train", args.train_steps], env)
@@ -230,10 +253,18 @@ def main():
         if dp_python:
             theirs_train, model = deepmd_train(dp_python, max(args.train_steps, 10) + 10, env, workdir)
         rows.append(("training step (1 frame)", ours_train, theirs_train, None))
+        compressed_model = deepmd_compress(dp_python, env, workdir) if model and not args.skip_compressed else None
         for label, rep, repeat in cases:
             ours = run_child(sys.executable, ["sampan-infer", *rep, repeat], env)
             theirs = run_child(dp_python, ["deepmd-infer", model, *rep, repeat], env) if model else None
             rows.append((f"energy+forces, {label}", ours, theirs, ours["natoms"]))
+            if args.skip_compressed:
+                continue
+            ours_c = run_child(sys.executable, ["sampan-infer-compressed", *rep, repeat], env)
+            theirs_c = run_child(dp_python, ["deepmd-infer", compressed_model, *rep, repeat], env) if compressed_model else None
+            rows.append((f"  compressed, {label}", ours_c, theirs_c, ours_c["natoms"]))
+            speedups.append((label, ours["wall"] / ours_c["wall"],
+                             theirs["wall"] / theirs_c["wall"] if theirs and theirs_c else None))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     load_after = os.getloadavg()
@@ -252,6 +283,9 @@ def main():
         rss = f"{ours['rss_mb']:.0f} / {theirs['rss_mb']:.0f}" if theirs else f"{ours['rss_mb']:.0f}"
         print(f"{label:<30} {o:>22} {t:>22} {ratio:>8} {rss:>20}")
     print("ratio = sampan time / DeePMD-kit time (wall; < 1: sampan faster); peak RSS sampan / DeePMD-kit")
+    for label, ours, theirs in speedups:
+        t = f", DeePMD-kit {theirs:.2f}x" if theirs else ""
+        print(f"compression speed-up (uncompressed / compressed time), {label}: sampan {ours:.2f}x{t}")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 // kernels (tabulate_kernels.cpp) and a CUDA twin where one is written.
 //
 // A table replaces an embedding net s -> G(s) [M] by one quintic polynomial per interval and output
-// column: on [x_k, x_k + h) with t = s - x_k, G_m(s) = sum_c a[k, m, c] t^c (c = 0..5). Intervals of
+// column: on [x_k, x_k + h) with t = s - x_k, G_m(s) = sum_c a[k, c, m] t^c (c = 0..5). Intervals of
 // width stride0 cover [lower, upper) (the range the training data reaches) and of width stride1
 // cover [upper, extrapolated) (beyond it, coarser). Outside [lower, extrapolated) the value is held
 // at the nearest end, so every derivative there is 0: energies and forces stay consistent.
@@ -43,30 +43,70 @@ SAMPAN_HOST_DEVICE inline TablePoint locate(const TableGrid& g, double s) {
   return {g.nint0 + k, s - (g.upper + static_cast<double>(k) * g.stride1), false};
 }
 
-/// d^order/dt^order of sum_c a[c] t^c at t (order 0..5; 0 beyond).
-template <class T> SAMPAN_HOST_DEVICE inline T quintic_derivative(const T* a, T t, int order) {
-  switch (order) {
-    case 0: return a[0] + t * (a[1] + t * (a[2] + t * (a[3] + t * (a[4] + t * a[5]))));
-    case 1: return a[1] + t * (2 * a[2] + t * (3 * a[3] + t * (4 * a[4] + t * 5 * a[5])));
-    case 2: return 2 * a[2] + t * (6 * a[3] + t * (12 * a[4] + t * 20 * a[5]));
-    case 3: return 6 * a[3] + t * (24 * a[4] + t * 60 * a[5]);
-    case 4: return 24 * a[4] + t * 120 * a[5];
-    case 5: return 120 * a[5];
-    default: return T(0);
+/// The factors of d^order/dt^order t^c = f[c] t^(c - order): f[c] = c! / (c - order)!, 0 for c < order.
+template <class T> SAMPAN_HOST_DEVICE inline void derivative_factors(int order, T* f) {
+  for (int c = 0; c < 6; ++c) {
+    T v = c < order ? T(0) : T(1);
+    for (int j = 0; j < order && c >= order; ++j) v *= static_cast<T>(c - j);
+    f[c] = v;
   }
 }
 
-/// out[m] = d^order G_m / ds^order at s, for m < M; table rows are [interval][m][6].
+/// d^order/dt^order of sum_c a[c * M] t^c at t, for the column whose coefficients start at a
+/// (the table is [interval][c][m]: one column's six coefficients lie M apart, so a loop over m
+/// reads six contiguous streams and vectorizes).
+template <class T>
+SAMPAN_HOST_DEVICE inline T quintic_at(const T* a, int64_t M, T t, int order, const T* f) {
+  switch (order) {
+    case 0: return a[0] + t * (a[M] + t * (a[2 * M] + t * (a[3 * M] + t * (a[4 * M] + t * a[5 * M]))));
+    case 1: return a[M] + t * (f[2] * a[2 * M] + t * (f[3] * a[3 * M] + t * (f[4] * a[4 * M] + t * f[5] * a[5 * M])));
+    case 2: return f[2] * a[2 * M] + t * (f[3] * a[3 * M] + t * (f[4] * a[4 * M] + t * f[5] * a[5 * M]));
+    default: {
+      T v = 0;
+      for (int c = 5; c >= order; --c) v = v * t + f[c] * a[c * M];
+      return v;
+    }
+  }
+}
+
+/// row[m] = d^order/dt^order of sum_c a[c * M + m] t^c for m < M (order <= 5; f from
+/// derivative_factors): the order is chosen once, outside the loops, so each loop is straight-line
+/// arithmetic over six contiguous coefficient streams (it vectorizes).
+template <class T>
+SAMPAN_HOST_DEVICE inline void quintic_row(const T* a, int64_t M, T t, int order, const T* f, T* row) {
+  const T *a0 = a, *a1 = a + M, *a2 = a + 2 * M, *a3 = a + 3 * M, *a4 = a + 4 * M, *a5 = a + 5 * M;
+  switch (order) {
+    case 0:
+      for (int64_t m = 0; m < M; ++m) row[m] = a0[m] + t * (a1[m] + t * (a2[m] + t * (a3[m] + t * (a4[m] + t * a5[m]))));
+      return;
+    case 1: {
+      const T f2 = f[2], f3 = f[3], f4 = f[4], f5 = f[5];
+      for (int64_t m = 0; m < M; ++m) row[m] = a1[m] + t * (f2 * a2[m] + t * (f3 * a3[m] + t * (f4 * a4[m] + t * f5 * a5[m])));
+      return;
+    }
+    case 2: {
+      const T f2 = f[2], f3 = f[3], f4 = f[4], f5 = f[5];
+      for (int64_t m = 0; m < M; ++m) row[m] = f2 * a2[m] + t * (f3 * a3[m] + t * (f4 * a4[m] + t * f5 * a5[m]));
+      return;
+    }
+    default:
+      for (int64_t m = 0; m < M; ++m) row[m] = quintic_at(a + m, M, t, order, f);
+  }
+}
+
+/// out[m] = d^order G_m / ds^order at s, for m < M; the table is [interval][6][M].
 template <class T>
 SAMPAN_HOST_DEVICE inline void tabulated_row(const TableGrid& g, const T* table, int64_t M, T s, int order, T* out) {
   const TablePoint p = locate(g, static_cast<double>(s));
-  const T* a = table + p.interval * M * 6;
-  if (p.held && order > 0) {
+  if ((p.held && order > 0) || order > 5) {
     for (int64_t m = 0; m < M; ++m) out[m] = T(0);
     return;
   }
+  const T* a = table + p.interval * 6 * M;
   const T t = static_cast<T>(p.t);
-  for (int64_t m = 0; m < M; ++m) out[m] = quintic_derivative(a + m * 6, t, order);
+  T f[6];
+  derivative_factors(order, f);
+  quintic_row(a, M, t, order, f, out);
 }
 
 /// sum_m w[m] * d^order G_m / ds^order at s: one row of the vjp (w: the cotangent row of G).
@@ -74,11 +114,13 @@ template <class T>
 SAMPAN_HOST_DEVICE inline T tabulated_row_dot(const TableGrid& g, const T* table, int64_t M, T s, int order,
                                               const T* w) {
   const TablePoint p = locate(g, static_cast<double>(s));
-  if (p.held && order > 0) return T(0);
-  const T* a = table + p.interval * M * 6;
+  if ((p.held && order > 0) || order > 5) return T(0);
+  const T* a = table + p.interval * 6 * M;
   const T t = static_cast<T>(p.t);
+  T f[6];
+  derivative_factors(order, f);
   T acc = 0;
-  for (int64_t m = 0; m < M; ++m) acc += w[m] * quintic_derivative(a + m * 6, t, order);
+  for (int64_t m = 0; m < M; ++m) acc += w[m] * quintic_at(a + m, M, t, order, f);
   return acc;
 }
 

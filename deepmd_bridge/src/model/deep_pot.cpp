@@ -123,8 +123,18 @@ CompactRows compact_block_rows(const int64_t* nlist, int64_t nnei, int64_t first
 // the row classes: the class sums, all that davg and dstd see, are unchanged; no force there.)
 // `net` is the embedding (a net or its table: DeepPot::embed).
 using Embedding = std::function<Tensor(const Tensor&)>;
+// em [R, J, 4] -> sum_j em[r, j]^T G(s[r, j]) [R, 4, M] in one fused op (a compressed model's
+// table: deepmd::tabulated_contract); empty for a net.
+using Contraction = std::function<Tensor(const Tensor&)>;
 
-Tensor one_sided_block_term(const Embedding& net, const Tensor& block, const int64_t* nlist, int64_t nnei,
+Tensor table_contraction(const EmbeddingTable& t, const Tensor& em) {
+  static OpHandle op("deepmd::tabulated_contract");
+  const int64_t R = em.size(0), J = em.size(1);
+  Tensor s = reshape(slice(em, 2, 0, 1), {R, J});
+  return op(em, s, t.table, t.lower, t.upper, t.stride0, t.stride1, int64_t{0})[0];
+}
+
+Tensor one_sided_block_term(const Embedding& net, const Contraction& fused, const Tensor& block, const int64_t* nlist, int64_t nnei,
                             int64_t first_slot, const int64_t* centre_types, int64_t ntypes, int64_t M) {
   const int64_t nloc = block.size(0), n = block.size(1);
   Tensor s = reshape(slice(block, 2, 0, 1), {nloc * n, 1});
@@ -135,10 +145,15 @@ Tensor one_sided_block_term(const Embedding& net, const Tensor& block, const int
         kept = k + 1;
         break;
       }
-  CompactRows rows = compact_block_rows(nlist, nnei, first_slot, n, kept, nullptr, nloc, centre_types, ntypes);
-  if (!rows.useful) return matmul(transpose(block, 1, 2), reshape(net(s), {nloc, n, M}));
+  CompactRows rows;
+  // a table costs little per row: no row classes, every kept slot is evaluated where it lies
+  if (!fused) rows = compact_block_rows(nlist, nnei, first_slot, n, kept, nullptr, nloc, centre_types, ntypes);
+  else if (kept == n) return fused(block);
+  if (!fused && !rows.useful) return matmul(transpose(block, 1, 2), reshape(net(s), {nloc, n, M}));
   Tensor term;
-  if (kept > 0) {
+  if (kept > 0 && fused) {
+    term = fused(slice(block, 1, 0, kept));
+  } else if (kept > 0) {
     // em^T G with G's rows read from the compact net output where they lie (no dense G)
     static OpHandle gather_contract_op("deepmd::gather_contract");
     Tensor G_compact = net(index_select(s, 0, rows.source));
@@ -158,9 +173,13 @@ Tensor one_sided_block_term(const Embedding& net, const Tensor& block, const int
     }
     const int64_t nrep = static_cast<int64_t>(reps.size()), tail = n - kept;
     Tensor em_tail = index_select(slice(block, 1, kept, n), 0, int64_tensor(reps, {nrep}));  // [nrep, tail, 4]
-    Tensor s_tail = reshape(slice(em_tail, 2, 0, 1), {nrep * tail, 1});
-    Tensor G_tail = reshape(net(s_tail), {nrep, tail, M});
-    Tensor per_type = matmul(transpose(em_tail, 1, 2), G_tail);  // [nrep, 4, M]
+    Tensor per_type;  // [nrep, 4, M]
+    if (fused) {
+      per_type = fused(em_tail);
+    } else {
+      Tensor s_tail = reshape(slice(em_tail, 2, 0, 1), {nrep * tail, 1});
+      per_type = matmul(transpose(em_tail, 1, 2), reshape(net(s_tail), {nrep, tail, M}));
+    }
     Tensor tail_term = index_select(per_type, 0, int64_tensor(type_position, {nloc}));
     term = term.defined() ? add(term, tail_term) : tail_term;
   }
@@ -353,8 +372,27 @@ Tensor DeepPot::atomic_energy(const Tensor& em, const Tensor& centre_types, Tens
     if (n == 0) continue;
     Tensor block = slice(em3, 1, start, start + n);  // [nloc, n, 4]
     start += n;
+    Contraction fused;  // a compressed model contracts with its tables directly
+    if (compressed()) fused = [&](const Tensor& em_rows) { return table_contraction(tables[static_cast<size_t>(tj)], em_rows); };
     if (config.type_one_side && nl) {
-      Tensor term = one_sided_block_term([&](const Tensor& x) { return embed(static_cast<size_t>(tj), x); }, block, nl, nnei, start - n, ct, nt, M);
+      Tensor term = one_sided_block_term([&](const Tensor& x) { return embed(static_cast<size_t>(tj), x); }, fused,
+                                         block, nl, nnei, start - n, ct, nt, M);
+      gr = gr.defined() ? add(gr, term) : term;
+      continue;
+    }
+    if (compressed()) {
+      Tensor term;
+      if (config.type_one_side) {
+        term = fused(block);
+      } else {
+        term = zeros({nloc, 4, M}, DType::Float64);
+        for (int64_t ti = 0; ti < nt; ++ti) {
+          if (of_type[ti].empty()) continue;
+          Tensor rows = int64_tensor(of_type[ti], {static_cast<int64_t>(of_type[ti].size())});
+          const EmbeddingTable& table = tables[static_cast<size_t>(ti * nt + tj)];
+          term = index_add(term, 0, rows, table_contraction(table, index_select(block, 0, rows)));
+        }
+      }
       gr = gr.defined() ? add(gr, term) : term;
       continue;
     }

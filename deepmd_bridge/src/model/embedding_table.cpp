@@ -79,7 +79,7 @@ EmbeddingTable tabulate_embedding(const DenseNet& net, double lower, double uppe
   const int64_t M = d[0].size(1);
   Tensor y = d[0].contiguous(), y1 = d[1].contiguous(), y2 = d[2].contiguous();
   const double *f = y.data<double>(), *f1 = y1.data<double>(), *f2 = y2.data<double>();
-  t.table = Tensor::empty({intervals, M, 6}, DType::Float64);
+  t.table = Tensor::empty({intervals, 6, M}, DType::Float64);
   double* a = t.table.data<double>();
   for (int64_t k = 0; k < intervals; ++k) {
     const double h = nodes[k + 1] - nodes[k], h2 = h * h, h3 = h2 * h;
@@ -88,13 +88,13 @@ EmbeddingTable tabulate_embedding(const DenseNet& net, double lower, double uppe
       const double p0 = f[k * M + m], p1 = f[(k + 1) * M + m];
       const double v0 = f1[k * M + m], v1 = f1[(k + 1) * M + m];
       const double c0 = f2[k * M + m], c1 = f2[(k + 1) * M + m];
-      double* out = a + (k * M + m) * 6;
+      double* out = a + k * 6 * M + m;  // [interval][c][m]
       out[0] = p0;
-      out[1] = v0;
-      out[2] = c0 / 2;
-      out[3] = (20 * (p1 - p0) - (8 * v1 + 12 * v0) * h - (3 * c0 - c1) * h2) / (2 * h3);
-      out[4] = (30 * (p0 - p1) + (14 * v1 + 16 * v0) * h + (3 * c0 - 2 * c1) * h2) / (2 * h3 * h);
-      out[5] = (12 * (p1 - p0) - 6 * (v1 + v0) * h - (c0 - c1) * h2) / (2 * h3 * h2);
+      out[M] = v0;
+      out[2 * M] = c0 / 2;
+      out[3 * M] = (20 * (p1 - p0) - (8 * v1 + 12 * v0) * h - (3 * c0 - c1) * h2) / (2 * h3);
+      out[4 * M] = (30 * (p0 - p1) + (14 * v1 + 16 * v0) * h + (3 * c0 - 2 * c1) * h2) / (2 * h3 * h);
+      out[5 * M] = (12 * (p1 - p0) - 6 * (v1 + v0) * h - (c0 - c1) * h2) / (2 * h3 * h2);
     }
   }
   return t;

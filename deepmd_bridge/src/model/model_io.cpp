@@ -181,9 +181,9 @@ void read_compression(const IoValue* v, DeepPot& pot, const std::string& path) {
                pot.tables.size(), " tables for ", pot.embeddings.size(), " embedding nets");
   for (size_t k = 0; k < pot.tables.size(); ++k) {
     const Tensor& t = pot.tables[k].table;
-    SAMPAN_CHECK(t.dtype() == DType::Float64 && t.dim() == 3 && t.size(1) == pot.config.neuron.back() && t.size(2) == 6,
-                 ValueError, "DeePMD model ", path, ": compression.tables[", k, "].table must be float64 [intervals, ",
-                 pot.config.neuron.back(), ", 6], got ", dtype_name(t.dtype()), " ", shape_str(t.shape()));
+    SAMPAN_CHECK(t.dtype() == DType::Float64 && t.dim() == 3 && t.size(1) == 6 && t.size(2) == pot.config.neuron.back(),
+                 ValueError, "DeePMD model ", path, ": compression.tables[", k, "].table must be float64 [intervals, 6, ",
+                 pot.config.neuron.back(), "], got ", dtype_name(t.dtype()), " ", shape_str(t.shape()));
   }
 }
 

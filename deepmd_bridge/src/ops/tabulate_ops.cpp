@@ -13,6 +13,16 @@
 //                                                           dA = tabulated_embedding_table_grad(s, h * w, k)
 //   B = tabulated_embedding_table_grad(s, w, k)        vjp (cotangent C, a table): dw = tabulated_embedding(s, C, k),
 //     (linear in w: <C, B> = sum w D_k[C](s))               ds = tabulated_embedding_dot(s, w, C, k + 1)
+// and the fused contraction with em (DeePMD-kit's TabulateFusionSeA, Grad, GradGrad), for X [A, J, C],
+// s [A, J], H [A, C, M], never storing the [A, J, M] embedding:
+//   O = tabulated_contract(X, s, k): O[a,c,m] = sum_j X[a,j,c] D_k(s[a,j])_m
+//                       vjp (cotangent P): dX = tabulated_expand(P, s, k), ds = tabulated_pair(P, X, s, k + 1)
+//   E = tabulated_expand(H, s, k):   E[a,j,c] = sum_m H[a,c,m] D_k(s[a,j])_m
+//                       vjp (cotangent Q): dH = tabulated_contract(Q, s, k), ds = tabulated_pair(H, Q, s, k + 1)
+//   p = tabulated_pair(H, X, s, k):  p[a,j] = sum_{c,m} H[a,c,m] X[a,j,c] D_k(s[a,j])_m
+//                       vjp (cotangent w): dH = tabulated_contract(w X, s, k), dX = w tabulated_expand(H, s, k),
+//                                          ds = w tabulated_pair(H, X, s, k + 1)
+// (each one's table gradient is tabulated_embedding_table_grad of s and X P, Q H or w X H);
 // so the three are closed under differentiation (D_6 = 0: a quintic). Models do not train their
 // tables (DeePMD-kit's neither); the table's gradient is there so that every input has one.
 #include <cmath>
@@ -64,7 +74,7 @@ void check_float(const TensorSpec& t, const char* op, const char* name) {
                "' must be float32 or float64, got ", dtype_name(t.dtype));
 }
 
-// s [rows, 1] and table [intervals, M, 6] of s's dtype; returns M
+// s [rows, 1] and table [intervals, 6, M] of s's dtype; returns M
 int64_t check_inputs(const TensorSpec& s, const TensorSpec& table, double lower, double upper, double stride0,
                      double stride1, int64_t order, const char* op) {
   check_float(s, op, "s");
@@ -72,20 +82,79 @@ int64_t check_inputs(const TensorSpec& s, const TensorSpec& table, double lower,
                shape_str(s.shape));
   SAMPAN_CHECK(table.dtype == s.dtype, TypeError, op, ": argument 'table' must have dtype ", dtype_name(s.dtype),
                ", got ", dtype_name(table.dtype));
-  SAMPAN_CHECK(table.dim() == 3 && table.shape[2] == 6, ValueError, op,
-               ": argument 'table' must have shape [intervals, M, 6], got ", shape_str(table.shape));
+  SAMPAN_CHECK(table.dim() == 3 && table.shape[1] == 6, ValueError, op,
+               ": argument 'table' must have shape [intervals, 6, M], got ", shape_str(table.shape));
   SAMPAN_CHECK(order >= 0, ValueError, op, ": argument 'order' must be >= 0, got ", order);
   grid_of(table.shape[0], lower, upper, stride0, stride1, op);
-  return table.shape[1];
+  return table.shape[2];
 }
 
 const std::vector<DType> kFloatTypes = {DType::Float32, DType::Float64};
+
+const OpHandle& contract_op() {
+  static OpHandle op("deepmd::tabulated_contract");
+  return op;
+}
+const OpHandle& expand_op() {
+  static OpHandle op("deepmd::tabulated_expand");
+  return op;
+}
+const OpHandle& pair_op() {
+  static OpHandle op("deepmd::tabulated_pair");
+  return op;
+}
+
+// The grid attributes of a fused op, read from its VjpContext starting at argument `first`.
+struct GridArgs {
+  double lower, upper, stride0, stride1;
+  int64_t order;
+};
+GridArgs grid_args(const VjpContext& ctx, size_t first) {
+  return {ctx.attr<double>(first), ctx.attr<double>(first + 1), ctx.attr<double>(first + 2),
+          ctx.attr<double>(first + 3), ctx.attr<int64_t>(first + 4)};
+}
+// The table's gradient for the weights W [A, J, M] of the rows (a, j) at s [A, J].
+Tensor fused_table_grad(const Tensor& s, const Tensor& W, const Tensor& table, const GridArgs& g) {
+  const int64_t rows = s.numel();
+  return table_grad_op()(reshape(s, {rows, 1}), reshape(W, {rows, W.size(2)}), table.size(0), g.lower, g.upper,
+                         g.stride0, g.stride1, g.order)[0];
+}
+
+// X [A, J, C] and s [A, J] (and H [A, C, M] where given) against the table; returns M.
+int64_t check_fused(const TensorSpec* H, const TensorSpec* X, const TensorSpec& s, const TensorSpec& table, double lower,
+                    double upper, double stride0, double stride1, int64_t order, const char* op) {
+  check_float(s, op, "s");
+  SAMPAN_CHECK(s.dim() == 2, ValueError, op, ": argument 's' must have shape [A, J], got ", shape_str(s.shape));
+  SAMPAN_CHECK(table.dtype == s.dtype && table.dim() == 3 && table.shape[1] == 6, ValueError, op,
+               ": argument 'table' must be ", dtype_name(s.dtype), " [intervals, 6, M], got ", dtype_name(table.dtype),
+               " ", shape_str(table.shape));
+  SAMPAN_CHECK(order >= 0, ValueError, op, ": argument 'order' must be >= 0, got ", order);
+  grid_of(table.shape[0], lower, upper, stride0, stride1, op);
+  const int64_t M = table.shape[2];
+  if (X)
+    SAMPAN_CHECK(X->dtype == s.dtype && X->dim() == 3 && X->shape[0] == s.shape[0] && X->shape[1] == s.shape[1],
+                 ValueError, op, ": argument 'X' must be ", dtype_name(s.dtype), " [A, J, C] = [", s.shape[0], ", ",
+                 s.shape[1], ", C], got ", dtype_name(X->dtype), " ", shape_str(X->shape));
+  if (H)
+    SAMPAN_CHECK(H->dtype == s.dtype && H->dim() == 3 && H->shape[0] == s.shape[0] && H->shape[2] == M &&
+                     (!X || H->shape[1] == X->shape[2]),
+                 ValueError, op, ": argument 'H' must be ", dtype_name(s.dtype), " [A, C, M] with A = ", s.shape[0],
+                 ", M = ", M, X ? " and C of X" : "", ", got ", dtype_name(H->dtype), " ", shape_str(H->shape));
+  return M;
+}
+
+// A = 3 centres, J = 4 slots, C = 4 components, M = 3 columns of the 7-interval sample table;
+// s has rows inside both parts of the table and outside it.
+Tensor fused_s() {
+  return from_vector({-1.7, -0.93, -0.41, 0.07, 0.62, 0.97, 1.33, 2.71, 3.8, 5.2, 0.33, -0.21}, {3, 4});
+}
+Tensor fused_table() { return sample_args::uniform({7, 6, 3}, -1, 1, 41); }
 
 // A 7-interval table (4 of 0.5 on [-1, 1), 3 of 1.0 beyond) of random coefficients, and rows of s
 // inside both parts and outside on either side (held values there).
 Values sample_table_args(bool dot) {
   Tensor s = from_vector({-1.7, -0.93, -0.41, 0.07, 0.62, 0.97, 1.33, 2.71, 3.8, 5.2}, {10, 1});
-  Tensor table = sample_args::uniform({7, 3, 6}, -1, 1, 41);
+  Tensor table = sample_args::uniform({7, 6, 3}, -1, 1, 41);
   if (dot) return Values{s, sample_args::uniform({10, 3}, -1, 1, 42), table, -1.0, 1.0, 0.5, 1.0, int64_t{0}};
   return Values{s, table, -1.0, 1.0, 0.5, 1.0, int64_t{0}};
 }
@@ -94,7 +163,7 @@ Values sample_table_args(bool dot) {
 
 SAMPAN_OP(deepmd, tabulated_embedding)
     .doc("G[r, m] = d^order/ds^order of a tabulated embedding net at s[r]: the compressed se_e2_a embedding "
-         "(DeePMD-kit's dp compress). s [rows, 1]; table [intervals, M, 6]: quintic coefficients per interval and "
+         "(DeePMD-kit's dp compress). s [rows, 1]; table [intervals, 6, M]: quintic coefficients per interval and "
          "output, intervals of stride0 from lower to upper, then of stride1; outside the table the value is held "
          "at the nearest end (derivatives 0). Returns [rows, M]. Differentiable to any order in s "
          "(vjp: tabulated_embedding_dot with order + 1); the table has no gradient.")
@@ -112,7 +181,7 @@ SAMPAN_OP(deepmd, tabulated_embedding)
       const auto grid = grid_of(table.size(0), lower, upper, stride0, stride1, "deepmd::tabulated_embedding");
       visit_floating(s.dtype(), "deepmd::tabulated_embedding", [&](auto tag) {
         using T = typename decltype(tag)::type;
-        kernels::tabulated_embedding_cpu<T>(grid, table.data<T>(), table.size(1), s.data<T>(), s.size(0),
+        kernels::tabulated_embedding_cpu<T>(grid, table.data<T>(), table.size(2), s.data<T>(), s.size(0),
                                             static_cast<int>(order), out.data<T>());
       });
     })
@@ -150,7 +219,7 @@ SAMPAN_OP(deepmd, tabulated_embedding_dot)
       const auto grid = grid_of(table.size(0), lower, upper, stride0, stride1, "deepmd::tabulated_embedding_dot");
       visit_floating(s.dtype(), "deepmd::tabulated_embedding_dot", [&](auto tag) {
         using T = typename decltype(tag)::type;
-        kernels::tabulated_embedding_dot_cpu<T>(grid, table.data<T>(), table.size(1), s.data<T>(), w.data<T>(),
+        kernels::tabulated_embedding_dot_cpu<T>(grid, table.data<T>(), table.size(2), s.data<T>(), w.data<T>(),
                                                 s.size(0), static_cast<int>(order), out.data<T>());
       });
     })
@@ -167,9 +236,9 @@ SAMPAN_OP(deepmd, tabulated_embedding_dot)
     .sample([] { return sample_table_args(true); });
 
 SAMPAN_OP(deepmd, tabulated_embedding_table_grad)
-    .doc("dA[i, m, c] = sum over the rows r with s[r] in interval i of w[r, m] d^order/dt^order (t_r^c): the "
+    .doc("dA[i, c, m] = sum over the rows r with s[r] in interval i of w[r, m] d^order/dt^order (t_r^c): the "
          "gradient of tabulated_embedding in its table (see there). s [rows, 1], w [rows, M]; returns "
-         "[intervals, M, 6]. Linear in w; differentiable to any order.")
+         "[intervals, 6, M]. Linear in w; differentiable to any order.")
     .args("s", "w", "intervals", "lower", "upper", "stride0", "stride1", "order")
     .defaults({{"order", int64_t{0}}})
     .outputs("dtable")
@@ -184,7 +253,7 @@ SAMPAN_OP(deepmd, tabulated_embedding_table_grad)
                    dtype_name(w.dtype), " ", shape_str(w.shape));
       SAMPAN_CHECK(order >= 0, ValueError, op, ": argument 'order' must be >= 0, got ", order);
       grid_of(intervals, lower, upper, stride0, stride1, op);
-      return TensorSpec{{intervals, w.shape[1], 6}, s.dtype, s.device};
+      return TensorSpec{{intervals, 6, w.shape[1]}, s.dtype, s.device};
     })
     .cpu([](const Tensor& s_in, const Tensor& w_in, int64_t intervals, double lower, double upper, double stride0,
             double stride1, int64_t order, Tensor& out) {
@@ -209,6 +278,123 @@ SAMPAN_OP(deepmd, tabulated_embedding_table_grad)
     .sample([] {
       Values v = sample_table_args(true);  // s, w, table, grid..., order: the table's shape as `intervals`
       return Values{v[0], v[1], int64_t{7}, -1.0, 1.0, 0.5, 1.0, int64_t{0}};
+    });
+
+SAMPAN_OP(deepmd, tabulated_contract)
+    .doc("O[a, c, m] = sum_j X[a, j, c] D(s[a, j])_m with D = d^order G/ds^order of a tabulated embedding (see "
+         "tabulated_embedding): the se_e2_a contraction em^T G fused with the table, G never stored (DeePMD-kit's "
+         "TabulateFusionSeA). X [A, J, C] (em), s [A, J] (em's column 0); returns [A, C, M]. Differentiable to any "
+         "order (vjps: tabulated_expand, tabulated_pair).")
+    .args("X", "s", "table", "lower", "upper", "stride0", "stride1", "order")
+    .defaults({{"order", int64_t{0}}})
+    .outputs("O")
+    .shape([](const TensorSpec& X, const TensorSpec& s, const TensorSpec& table, double lower, double upper,
+              double stride0, double stride1, int64_t order) {
+      const int64_t M = check_fused(nullptr, &X, s, table, lower, upper, stride0, stride1, order,
+                                    "deepmd::tabulated_contract");
+      return TensorSpec{{X.shape[0], X.shape[2], M}, s.dtype, s.device};
+    })
+    .cpu([](const Tensor& X_in, const Tensor& s_in, const Tensor& table_in, double lower, double upper, double stride0,
+            double stride1, int64_t order, Tensor& out) {
+      Tensor X = c(X_in), s = c(s_in), table = c(table_in);
+      const auto grid = grid_of(table.size(0), lower, upper, stride0, stride1, "deepmd::tabulated_contract");
+      visit_floating(s.dtype(), "deepmd::tabulated_contract", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        kernels::tabulated_contract_cpu<T>(grid, table.data<T>(), table.size(2), X.data<T>(), s.data<T>(), X.size(0),
+                                           X.size(1), X.size(2), static_cast<int>(order), out.data<T>());
+      });
+    })
+    .vjp([](const VjpContext& ctx) -> Grads {
+      const Tensor X = ctx.input(0), s = ctx.input(1), table = ctx.input(2), P = ctx.grad_output(0);
+      const GridArgs g = grid_args(ctx, 3);
+      Tensor dX = ctx.needs_grad(0) ? expand_op()(P, s, table, g.lower, g.upper, g.stride0, g.stride1, g.order)[0] : Tensor();
+      Tensor ds = ctx.needs_grad(1) ? pair_op()(P, X, s, table, g.lower, g.upper, g.stride0, g.stride1, g.order + 1)[0]
+                                    : Tensor();
+      Tensor dA = ctx.needs_grad(2) ? fused_table_grad(s, matmul(X, P), table, g) : Tensor();
+      return {dX, ds, dA};
+    })
+    .dtypes(kFloatTypes)
+    .sample([] {
+      return Values{sample_args::uniform({3, 4, 4}, -1, 1, 43), fused_s(), fused_table(), -1.0, 1.0, 0.5, 1.0, int64_t{0}};
+    });
+
+SAMPAN_OP(deepmd, tabulated_expand)
+    .doc("E[a, j, c] = sum_m H[a, c, m] D(s[a, j])_m with D = d^order G/ds^order of a tabulated embedding: the "
+         "transpose of tabulated_contract in X. H [A, C, M], s [A, J]; returns [A, J, C]. Differentiable to any order.")
+    .args("H", "s", "table", "lower", "upper", "stride0", "stride1", "order")
+    .defaults({{"order", int64_t{0}}})
+    .outputs("E")
+    .shape([](const TensorSpec& H, const TensorSpec& s, const TensorSpec& table, double lower, double upper,
+              double stride0, double stride1, int64_t order) {
+      check_fused(&H, nullptr, s, table, lower, upper, stride0, stride1, order, "deepmd::tabulated_expand");
+      return TensorSpec{{s.shape[0], s.shape[1], H.shape[1]}, s.dtype, s.device};
+    })
+    .cpu([](const Tensor& H_in, const Tensor& s_in, const Tensor& table_in, double lower, double upper, double stride0,
+            double stride1, int64_t order, Tensor& out) {
+      Tensor H = c(H_in), s = c(s_in), table = c(table_in);
+      const auto grid = grid_of(table.size(0), lower, upper, stride0, stride1, "deepmd::tabulated_expand");
+      visit_floating(s.dtype(), "deepmd::tabulated_expand", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        kernels::tabulated_expand_cpu<T>(grid, table.data<T>(), table.size(2), H.data<T>(), s.data<T>(), s.size(0),
+                                         s.size(1), H.size(1), static_cast<int>(order), out.data<T>());
+      });
+    })
+    .vjp([](const VjpContext& ctx) -> Grads {
+      const Tensor H = ctx.input(0), s = ctx.input(1), table = ctx.input(2), Q = ctx.grad_output(0);
+      const GridArgs g = grid_args(ctx, 3);
+      Tensor dH = ctx.needs_grad(0) ? contract_op()(Q, s, table, g.lower, g.upper, g.stride0, g.stride1, g.order)[0] : Tensor();
+      Tensor ds = ctx.needs_grad(1) ? pair_op()(H, Q, s, table, g.lower, g.upper, g.stride0, g.stride1, g.order + 1)[0]
+                                    : Tensor();
+      Tensor dA = ctx.needs_grad(2) ? fused_table_grad(s, matmul(Q, H), table, g) : Tensor();
+      return {dH, ds, dA};
+    })
+    .dtypes(kFloatTypes)
+    .sample([] {
+      return Values{sample_args::uniform({3, 4, 3}, -1, 1, 44), fused_s(), fused_table(), -1.0, 1.0, 0.5, 1.0, int64_t{0}};
+    });
+
+SAMPAN_OP(deepmd, tabulated_pair)
+    .doc("p[a, j] = sum_{c, m} H[a, c, m] X[a, j, c] D(s[a, j])_m with D = d^order G/ds^order of a tabulated "
+         "embedding: the derivative of tabulated_contract in s (with order + 1). H [A, C, M], X [A, J, C], s [A, J]; "
+         "returns [A, J]. Differentiable to any order.")
+    .args("H", "X", "s", "table", "lower", "upper", "stride0", "stride1", "order")
+    .defaults({{"order", int64_t{0}}})
+    .outputs("p")
+    .shape([](const TensorSpec& H, const TensorSpec& X, const TensorSpec& s, const TensorSpec& table, double lower,
+              double upper, double stride0, double stride1, int64_t order) {
+      check_fused(&H, &X, s, table, lower, upper, stride0, stride1, order, "deepmd::tabulated_pair");
+      return TensorSpec{s.shape, s.dtype, s.device};
+    })
+    .cpu([](const Tensor& H_in, const Tensor& X_in, const Tensor& s_in, const Tensor& table_in, double lower,
+            double upper, double stride0, double stride1, int64_t order, Tensor& out) {
+      Tensor H = c(H_in), X = c(X_in), s = c(s_in), table = c(table_in);
+      const auto grid = grid_of(table.size(0), lower, upper, stride0, stride1, "deepmd::tabulated_pair");
+      visit_floating(s.dtype(), "deepmd::tabulated_pair", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        kernels::tabulated_pair_cpu<T>(grid, table.data<T>(), table.size(2), H.data<T>(), X.data<T>(), s.data<T>(),
+                                       s.size(0), s.size(1), H.size(1), static_cast<int>(order), out.data<T>());
+      });
+    })
+    .vjp([](const VjpContext& ctx) -> Grads {
+      const Tensor H = ctx.input(0), X = ctx.input(1), s = ctx.input(2), table = ctx.input(3), w = ctx.grad_output(0);
+      const GridArgs g = grid_args(ctx, 4);
+      const Tensor w3 = unsqueeze(w, 2);  // [A, J, 1]
+      Tensor dH = ctx.needs_grad(0)
+                      ? contract_op()(mul(w3, X), s, table, g.lower, g.upper, g.stride0, g.stride1, g.order)[0]
+                      : Tensor();
+      Tensor dX = ctx.needs_grad(1)
+                      ? mul(w3, expand_op()(H, s, table, g.lower, g.upper, g.stride0, g.stride1, g.order)[0])
+                      : Tensor();
+      Tensor ds = ctx.needs_grad(2)
+                      ? mul(w, pair_op()(H, X, s, table, g.lower, g.upper, g.stride0, g.stride1, g.order + 1)[0])
+                      : Tensor();
+      Tensor dA = ctx.needs_grad(3) ? fused_table_grad(s, mul(w3, matmul(X, H)), table, g) : Tensor();
+      return {dH, dX, ds, dA};
+    })
+    .dtypes(kFloatTypes)
+    .sample([] {
+      return Values{sample_args::uniform({3, 4, 3}, -1, 1, 45), sample_args::uniform({3, 4, 4}, -1, 1, 46), fused_s(),
+                    fused_table(), -1.0, 1.0, 0.5, 1.0, int64_t{0}};
     });
 
 }  // namespace sampan::deepmd

@@ -20,7 +20,7 @@ namespace sampan::deepmd {
 struct DenseNet;
 
 struct EmbeddingTable {
-  Tensor table;  ///< [intervals, M, 6] float64: coefficients of t^0..t^5, t = s~ - left end
+  Tensor table;  ///< [intervals, 6, M] float64: coefficients of t^0..t^5, t = s~ - left end
   double lower = 0, upper = 0, stride0 = 0, stride1 = 0;
 
   int64_t intervals() const { return table.defined() ? table.size(0) : 0; }
