@@ -99,10 +99,27 @@ GOLDEN_COORD = np.array([12.83, 2.56, 2.18, 12.09, 2.87, 2.74, 0.25, 3.32, 1.68,
 GOLDEN_TYPES = [0, 1, 1, 0, 1, 1]
 
 
+def compressed_golden(tmp_path):
+    """The golden model compressed for neighbours no closer than 0.95 x the frame's closest pair, with
+    a coarse step (0.5): at the default 0.01 its tables equal this small net to the last bit of the
+    forces, and the test could not tell whether LAMMPS used them."""
+    from sampan.deepmd.model import DeepPot
+    L = 13.0
+    d = GOLDEN_COORD[:, None, :] - GOLDEN_COORD[None, :, :]
+    d -= L * np.round(d / L)
+    r = np.linalg.norm(d, axis=-1)[np.triu_indices(len(GOLDEN_COORD), 1)]
+    pot = DeepPot.from_deepmd_yaml(str(GOLDEN / "deeppot_sea.yaml"))
+    pot.compress(0.95 * r.min(), 0.5)
+    path = tmp_path / "compressed.h5"
+    pot.save(str(path))
+    return path
+
+
 @pytest.mark.skipif(not (GOLDEN / "deeppot_sea.yaml").exists(), reason=f"golden model not found in {GOLDEN}")
-def test_pair_style_runs_the_deepmd_model(tmp_path):
+@pytest.mark.parametrize("kind", ["deepmd-kit yaml", "compressed"])
+def test_pair_style_runs_the_deepmd_model(tmp_path, kind):
     from sampan.deepmd import md
-    model = GOLDEN / "deeppot_sea.yaml"
+    model = GOLDEN / "deeppot_sea.yaml" if kind == "deepmd-kit yaml" else compressed_golden(tmp_path)
     L = 13.0
     lines = ["golden", "", "6 atoms", "2 atom types", "", f"0 {L} xlo xhi", f"0 {L} ylo yhi", f"0 {L} zlo zhi", "",
              "Masses", "", "1 15.999", "2 1.008", "", "Atoms # atomic", ""]
@@ -124,6 +141,11 @@ def test_pair_style_runs_the_deepmd_model(tmp_path):
     forces = np.array([[float(v) for v in line.split()[1:]] for line in (tmp_path / "forces.dump").read_text()
                        .splitlines()[9:]])
     e, f, w = md.evaluate(md.load_deeppot(model), GOLDEN_COORD, GOLDEN_TYPES, md.box([L, L, L]))
+    if kind == "compressed":  # the tables stand in for the nets, to the compression's accuracy
+        e_net, f_net, _ = md.evaluate(md.load_deeppot(GOLDEN / "deeppot_sea.yaml"), GOLDEN_COORD, GOLDEN_TYPES,
+                                      md.box([L, L, L]))
+        assert abs(e - e_net) < 1e-6 * 6 and np.max(np.abs(f - f_net)) < 1e-5
+        assert np.max(np.abs(f - f_net)) > 1e-9  # above the 1e-10 below: LAMMPS's numbers are the tables' ones
     assert abs(g[0] - e) < 1e-10
     np.testing.assert_allclose(forces, f, atol=1e-10)
     pv = w[[0, 1, 2, 0, 0, 1], [0, 1, 2, 1, 2, 2]] / L ** 3 * 1.6021765e6  # virial pressure, bar
