@@ -9,7 +9,7 @@ the same model.
 import contextlib
 
 import sampan
-from sampan.helix.models import conv
+from sampan.helix.models import GNNEncoder, conv
 from sampan.nn import functional as F
 
 
@@ -54,9 +54,10 @@ _fused_batch_norm = F.batch_norm
 @contextlib.contextmanager
 def unfused():
     """GINConv and BatchNorm1d (training) run their pre-fusion compositions inside the block."""
-    saved_forward, saved_bn = conv.GINConv.forward, F.batch_norm
+    saved_forward, saved_bn, saved_fast = conv.GINConv.forward, F.batch_norm, GNNEncoder.fast_path
     conv.GINConv.forward, F.batch_norm = _gin_forward_unfused, _batch_norm_unfused
+    GNNEncoder.fast_path = False  # the encoder's regrouped GIN arithmetic would bypass GINConv.forward
     try:
         yield
     finally:
-        conv.GINConv.forward, F.batch_norm = saved_forward, saved_bn
+        conv.GINConv.forward, F.batch_norm, GNNEncoder.fast_path = saved_forward, saved_bn, saved_fast

@@ -6,6 +6,7 @@ layer, then dropout; GIN-300x5 with JK 'last' and mean readout is the paper's mo
 """
 import sampan
 from sampan import nn
+from . import fast_path
 from .conv import CONVOLUTIONS
 from .features import CategoricalEncoder, as_tensor, feature_dims
 from .pooling import GraphPool
@@ -22,7 +23,14 @@ class GNNEncoder(nn.Module):
         jk: 'last' (the last layer), 'concat' (the input embedding and every layer side by side:
             (num_layers + 1) * emb_dim wide), 'max' or 'sum' (elementwise over the input embedding
             and every layer), as Hu et al.'s JK options.
+
+    With conv='gin' the layers run GIN's arithmetic regrouped by linearity (the same function to
+    rounding, less work; see fast_path.py): the first layer from embedding tables multiplied by
+    its weight, the self loop in the bias, and in eval BatchNorm folded into the Linear before it.
+    ``encoder.fast_path = False`` runs the plain modules instead.
     """
+
+    fast_path = True
 
     def __init__(self, featurizer="pretrain_gnns", num_layers=5, emb_dim=300, conv="gin", jk="last", dropout=0.0,
                  gat_heads=2):
@@ -37,7 +45,7 @@ class GNNEncoder(nn.Module):
         self.config = {"featurizer": featurizer if isinstance(featurizer, str) else [list(atom_dims), list(bond_dims)],
                        "num_layers": num_layers, "emb_dim": emb_dim, "conv": conv, "jk": jk, "dropout": dropout,
                        "gat_heads": gat_heads}
-        self.num_layers, self.emb_dim, self.jk = num_layers, emb_dim, jk
+        self.num_layers, self.emb_dim, self.jk, self.conv_kind = num_layers, emb_dim, jk, conv
         self.atom_dims, self.bond_dims = atom_dims, bond_dims
         self.atom_encoder = CategoricalEncoder(atom_dims, emb_dim, what="atom")
         make = CONVOLUTIONS[conv]
@@ -51,13 +59,38 @@ class GNNEncoder(nn.Module):
         return self.emb_dim * (self.num_layers + 1) if self.jk == "concat" else self.emb_dim
 
     def forward(self, x, edge_index, edge_attr):
+        return self._run(x, edge_index, edge_attr)
+
+    def forward_pooled(self, x, edge_index, edge_attr, pool, batch, num_graphs):
+        """pool(self(x, edge_index, edge_attr), batch, num_graphs) for a GraphPool ``pool``; in eval
+        with jk 'last' and a 'sum' or 'mean' readout the last Linear runs after the readout."""
+        if fast_path.uses_pooled_readout(self, pool.kind):
+            return self._run(x, edge_index, edge_attr, (pool.kind, as_tensor(batch), num_graphs))
+        return pool(self._run(x, edge_index, edge_attr), as_tensor(batch), num_graphs)
+
+    def _run(self, x, edge_index, edge_attr, readout=None):
         x, edge_index, edge_attr = as_tensor(x), as_tensor(edge_index), as_tensor(edge_attr)
-        h = self.atom_encoder(x)
+        fast = self.fast_path and self.conv_kind == "gin"
+        project = fast and fast_path.projection_pays(self.atom_encoder, self.convs[0], x.shape[0])
+        h = None if project and self.jk == "last" else self.atom_encoder(x)
+        combos = fast_path.bond_combinations_index(self.convs[0].bond_embedding, edge_attr) if fast else None
         layers = [h]
         for k in range(self.num_layers):
-            h = self.norms[k](self.convs[k](h, edge_index, edge_attr))
-            if k < self.num_layers - 1:  # Hu et al.: no ReLU after the last layer
-                h = sampan.relu(h)
+            conv, norm, last = self.convs[k], self.norms[k], k == self.num_layers - 1
+            if not fast:
+                h = norm(conv(h, edge_index, edge_attr))
+            else:
+                if k == 0 and project:
+                    z = fast_path.first_linear_from_atoms(conv, self.atom_encoder, x, edge_index, edge_attr,
+                                                          combos)
+                else:
+                    z = fast_path.first_linear(conv, h, edge_index, edge_attr, combos)
+                r = fast_path.relu(z)
+                if last and readout is not None:  # eval: dropout is the identity
+                    return fast_path.second_linear_pooled(conv, norm, r, *readout)
+                h = fast_path.second_linear(conv, norm, r)
+            if not last:  # Hu et al.: no ReLU after the last layer
+                h = fast_path.relu(h) if fast else sampan.relu(h)
             h = self.dropout(h)
             layers.append(h)
         if self.jk == "last":
@@ -81,8 +114,8 @@ class GraphModel(nn.Module):
         self.config = dict(self.encoder.config, num_tasks=num_tasks, pool=pool)
 
     def embed(self, batch):
-        h = self.encoder(batch.x, batch.edge_index, batch.edge_attr)
-        return self.pool(h, as_tensor(batch.batch), batch.num_graphs)
+        return self.encoder.forward_pooled(batch.x, batch.edge_index, batch.edge_attr, self.pool, batch.batch,
+                                           batch.num_graphs)
 
     def forward(self, batch):
         return self.head(self.embed(batch))

@@ -8,6 +8,8 @@ featurizer's vocabulary:
                       atoms: the mask token of attribute masking (Hu et al. use atom type 119);
   index dims[c] + 1 : bonds: the mask token of edge masking (Hu et al. bond type 5).
 """
+import math
+
 import numpy as np
 
 import sampan
@@ -71,14 +73,43 @@ class CategoricalEncoder(nn.Module):
         return self.dims[column] + which
 
     def forward(self, x):
+        return self.sum_rows(x, [table.weight for table in self.tables])
+
+    def _checked(self, x):
         x = as_tensor(x)
         if x.ndim != 2 or x.shape[1] != len(self.dims):
             raise ValueError(f"{self.what} encoder: expected an int64 matrix [n, {len(self.dims)}] of categorical "
                              f"{self.what} features, got shape {tuple(x.shape)}")
+        return x
+
+    def sum_rows(self, x, tables):
+        """sum_c tables[c][x[:, c]] for tables shaped as this encoder's (the fast path passes them
+        multiplied by a layer's weight)."""
+        x = self._checked(x)
         out = None
-        for c, table in enumerate(self.tables):
-            rows = sampan.index_select(table.weight, 0, x[:, c])
+        for c, table in enumerate(tables):
+            rows = sampan.index_select(table, 0, x[:, c])
             out = rows if out is None else out + rows
+        return out
+
+    def combinations(self):
+        """How many rows combined_table has: the product of the tables' row counts."""
+        return math.prod(d + 2 for d in self.dims)
+
+    def combined_index(self, x):
+        """The row of each feature combination of x in combined_table (mixed radix, column 0 first)."""
+        x = self._checked(x)
+        index = x[:, 0]
+        for c, d in enumerate(self.dims[1:], 1):
+            index = index * (d + 2) + x[:, c]
+        return index
+
+    def combined_table(self, tables):
+        """Every sum tables[0][i0] + tables[1][i1] + ..., added in column order as sum_rows adds, so
+        combined_table(t)[combined_index(x)] has the bits of sum_rows(x, t) with one gather."""
+        out = tables[0]
+        for table in tables[1:]:
+            out = (sampan.unsqueeze(out, 1) + sampan.unsqueeze(table, 0)).reshape(-1, table.shape[1])
         return out
 
     def check_range(self, x):
