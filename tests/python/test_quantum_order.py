@@ -238,3 +238,17 @@ def test_a_unitary_given_in_big_order_reads_its_first_qubit_as_the_top_bit():
     expected = np.einsum("zabxyc,xyc->abz", u.reshape([2] * 6), psi.transpose(2, 0, 1))
     got = prep().unitary(u, [2, 0, 1], order="big").state(order="big").numpy()
     assert np.allclose(got, expected.reshape(-1), atol=1e-12)
+
+
+def test_register_counts_in_big_order_put_classical_bit_0_first():
+    from sampan.quantum import Circuit
+    c = Circuit(3)
+    c.creg("a", 1)
+    c.creg("b", 2)
+    c.x(0).x(2)                    # qubits 0 and 2 are 1
+    c.measure_to([0, 1, 2], [0, 1, 2])   # a[0] = q0, b[0] = q1, b[1] = q2
+    little = c.counts(50, seed=1)
+    assert little == {"10 1": 50}  # Qiskit's key: last register first, each register's bit 0 last
+    assert c.counts(50, seed=1, order="big") == {"1 01": 50}
+    with pytest.raises(ValueError, match="order"):
+        c.counts(5, order="middle")

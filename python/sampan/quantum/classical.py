@@ -43,6 +43,7 @@ import numpy as np
 import sampan as sp
 
 from . import measurement
+from .qubit_order import DEFAULT_ORDER, check_order
 from .gates import CHANNEL_OPCODES
 from .noise import MEASUREMENT_KRAUS
 
@@ -273,7 +274,14 @@ class ClassicalMixin:
                 [(q, b) for b, q in sorted(self._terminal.items())],
                 [(g, q, list(bits)) for g, q, bits in self._mid], self.encoded_conditions)
 
-    def counts(self, shots, seed=None, method="auto"):
+    def counts(self, shots, seed=None, method="auto", order=DEFAULT_ORDER):
+        """See _counts; order='big' writes each key with classical bit 0 first (the little key reversed:
+        registers in declaration order, each register's bit 0 first)."""
+        check_order(order, "Circuit.counts")
+        out = self._counts(shots, seed, method)
+        return out if order == "little" else dict(sorted((k[::-1], v) for k, v in out.items()))
+
+    def _counts(self, shots, seed=None, method="auto"):
         """{classical-register key: count} over `shots` runs (see the module docstring for the key).
         seed: an int for reproducible counts. method: 'statevector' runs the shots on pure states
         by shot branching (C++ run_measured_circuit, the same code and draws as `sampan quantum run`
