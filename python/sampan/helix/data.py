@@ -357,7 +357,7 @@ def _default_cache_dir():
     return os.environ.get("SAMPAN_HELIX_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "sampan", "helix")
 
 
-def _input_kind(path):
+def input_kind(path):
     name = os.path.basename(path).lower()
     if name.endswith(".gz"):
         name = name[:-3]
@@ -426,7 +426,7 @@ def read_dataset(path, featurizer="ogb", smiles_column=None, label_columns=None,
     label_columns = _tasks_or_label_columns(tasks, label_columns)
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: no such file")
-    kind = _input_kind(path)
+    kind = input_kind(path)
     h = native()
     if kind == "h5":
         return MoleculeDataset.load(path)
@@ -480,7 +480,7 @@ def load_dataset(path, featurizer="ogb", smiles_column=None, label_columns=None,
     """
     path = os.fspath(path)
     label_columns = _tasks_or_label_columns(tasks, label_columns)
-    if not cache or _input_kind(path) == "h5":
+    if not cache or input_kind(path) == "h5":
         return read_dataset(path, featurizer, smiles_column, label_columns, on_bad_row, num_threads, progress=progress)
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: no such file")

@@ -98,8 +98,8 @@ def read_smiles_file(path, smiles_column=None):
     order: a CSV row with the wrong number of fields is kept (its SMILES cell, if any) and its
     problem listed, so that it gets an empty prediction rather than vanishing."""
     from ._native import native
-    from .data import _input_kind
-    kind = _input_kind(path)
+    from .data import input_kind
+    kind = input_kind(path)
     h = native()
     if kind == "csv":
         table = h.read_smiles_csv(path, smiles_column or "", [], False, "skip")

@@ -36,7 +36,7 @@ def _gather_sources(h, edge_index):
     return sampan.index_select(h, 0, edge_index[0])
 
 
-def _check_edges(h, edge_index, edge_attr, what):
+def check_edges(h, edge_index, edge_attr, what):
     if edge_index.ndim != 2 or edge_index.shape[0] != 2:
         raise ValueError(f"{what}: edge_index must be int64 [2, E], got shape {tuple(edge_index.shape)}")
     if edge_attr.shape[0] != edge_index.shape[1]:
@@ -54,7 +54,7 @@ class GINConv(nn.Module):
         self.bond_embedding = _BondEmbedding(bond_dims, emb_dim)
 
     def forward(self, h, edge_index, edge_attr):
-        _check_edges(h, edge_index, edge_attr, "GINConv")
+        check_edges(h, edge_index, edge_attr, "GINConv")
         # segment_sum(index_select(h, src) + bond, dst) in one op (the same bits, no [E, d]
         # temporaries; its gradient is the same op with src and dst swapped).
         aggregated = sampan.ops.core.gather_add_scatter(h, edge_index[0], edge_index[1], h.shape[0],
@@ -73,7 +73,7 @@ class GCNConv(nn.Module):
         self.bond_embedding = _BondEmbedding(bond_dims, emb_dim)
 
     def forward(self, h, edge_index, edge_attr):
-        _check_edges(h, edge_index, edge_attr, "GCNConv")
+        check_edges(h, edge_index, edge_attr, "GCNConv")
         n = h.shape[0]
         src, dst = edge_index[0], edge_index[1]
         degree = sampan.segment_count(dst, n).to(h.dtype) + 1.0  # + the self loop
@@ -111,7 +111,7 @@ class GATConv(nn.Module):
         self.bond_embedding = _BondEmbedding(bond_dims, heads * emb_dim)
 
     def forward(self, h, edge_index, edge_attr):
-        _check_edges(h, edge_index, edge_attr, "GATConv")
+        check_edges(h, edge_index, edge_attr, "GATConv")
         n, heads, d = h.shape[0], self.heads, self.emb_dim
         loops = sampan.arange(n, dtype=sampan.int64)
         src = sampan.concat([edge_index[0], loops], 0)

@@ -21,7 +21,7 @@ The folded weights are computed on every call (a few [2d, d]-sized passes), so t
 stale after the weights or statistics change.
 """
 import sampan
-from .conv import _check_edges
+from .conv import check_edges
 
 LINEAR_READOUTS = ("sum", "mean")  # the readouts that commute with a Linear layer
 
@@ -71,7 +71,7 @@ def bond_rows(bond_embedding, edge_attr, tables, combinations_index):
 
 def first_linear(conv, h, edge_index, edge_attr, combinations_index=None):
     """GINConv's aggregation followed by its MLP's first Linear (before the ReLU)."""
-    _check_edges(h, edge_index, edge_attr, "GINConv")
+    check_edges(h, edge_index, edge_attr, "GINConv")
     linear = conv.mlp[0]
     bonds = bond_rows(conv.bond_embedding, edge_attr, [t.weight for t in conv.bond_embedding.tables],
                       combinations_index)
@@ -82,7 +82,7 @@ def first_linear(conv, h, edge_index, edge_attr, combinations_index=None):
 
 def first_linear_from_atoms(conv, atom_encoder, x, edge_index, edge_attr, combinations_index=None):
     """first_linear(conv, atom_encoder(x), ...) from the tables multiplied by W1 once."""
-    _check_edges(x, edge_index, edge_attr, "GINConv")
+    check_edges(x, edge_index, edge_attr, "GINConv")
     linear = conv.mlp[0]
     project = linear.weight.mT
     h = atom_encoder.sum_rows(x, [sampan.matmul(t.weight, project) for t in atom_encoder.tables])
