@@ -14,7 +14,7 @@ from sampan.nn import functional as F
 
 
 def _gin_forward_unfused(self, h, edge_index, edge_attr):
-    conv._check_edges(h, edge_index, edge_attr, "GINConv")
+    conv.check_edges(h, edge_index, edge_attr, "GINConv")
     messages = sampan.index_select(h, 0, edge_index[0]) + self.bond_embedding(edge_attr)
     aggregated = sampan.segment_sum(messages, edge_index[1], h.shape[0])
     aggregated = aggregated + h + self.bond_embedding.self_loop()
