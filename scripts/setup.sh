@@ -23,7 +23,7 @@ die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 # liblammps-dev's CMake configuration references and the LAMMPS comparison tests run.
 debian_packages=(
   build-essential cmake ninja-build ccache pkg-config git
-  libeigen3-dev libopenblas-dev libhdf5-dev
+  libeigen3-dev libopenblas-dev libhdf5-dev libdnnl-dev
   libopenmpi-dev openmpi-bin
   librdkit-dev rdkit-data libboost-dev libyaml-cpp-dev liblammps-dev lammps libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -4,13 +4,17 @@
 // added dimension is removed from the result; leading (batch) dimensions broadcast. Float and
 // complex products go to the BLAS (kernels/gemm.h); an operand whose last two dimensions are a
 // transposed view is passed with the transpose flag instead of being copied; integer products
-// use the loop kernel; float16/bfloat16 are multiplied in float32 and rounded once. Complex gradients follow PyTorch: grad_a = g @ b^H, grad_b = a^H @ g.
+// use the loop kernel; bfloat16 products go to oneDNN (kernels/gemm_bf16.h: float32 accumulation,
+// the bfloat16 result rounded once) where the build has it; float16, and bfloat16 without oneDNN,
+// are multiplied in float32 and rounded once. Complex gradients follow PyTorch: grad_a = g @ b^H, grad_b = a^H @ g.
 #include <algorithm>
+#include <type_traits>
 
 #include "sampan/ops.h"
 #include "elementwise_support.h"
 #include "linalg_support.h"
 #include "../kernels/gemm.h"
+#include "../kernels/gemm_bf16.h"
 #include "sample_support.h"
 
 using namespace sampan::op_samples;  // the samples' f64, c128, IntList
@@ -126,6 +130,16 @@ bool foldable(const MatrixBatch& a, const MatrixBatch& b, const Shape& batch) {
   return true;
 }
 
+// The GEMM of T: the BLAS's (gemm.h) for float and complex, oneDNN's for bfloat16.
+template <class T>
+void gemm_of(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
+             T* c, int64_t ldc) {
+  if constexpr (std::is_same_v<T, BFloat16>)
+    kernels::gemm_bf16(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+  else
+    kernels::gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+}
+
 template <class T> void matmul_typed(const MatrixBatch& a, const MatrixBatch& b, const Shape& batch, Tensor& out) {
   const T* pa = static_cast<const T*>(a.t.raw_data());
   const T* pb = static_cast<const T*>(b.t.raw_data());
@@ -134,14 +148,14 @@ template <class T> void matmul_typed(const MatrixBatch& a, const MatrixBatch& b,
   const int64_t nbatch = shape_numel(batch);
   if (nbatch == 0) return;
   if (foldable(a, b, batch)) {
-    kernels::gemm(false, b.trans, nbatch * m, n, k, pa, a.ld, pb, b.ld, pc, n);
+    gemm_of(false, b.trans, nbatch * m, n, k, pa, a.ld, pb, b.ld, pc, n);
     return;
   }
   // Walk the batch multi-index, advancing each operand's offset by its batch strides.
   std::vector<int64_t> idx(batch.size(), 0);
   int64_t oa = 0, ob = 0;
   for (int64_t i = 0; i < nbatch; ++i) {
-    kernels::gemm(a.trans, b.trans, m, n, k, pa + oa, a.ld, pb + ob, b.ld, pc + i * m * n, n);
+    gemm_of(a.trans, b.trans, m, n, k, pa + oa, a.ld, pb + ob, b.ld, pc + i * m * n, n);
     for (size_t d = batch.size(); d-- > 0;) {
       oa += a.batch_strides[d];
       ob += b.batch_strides[d];
@@ -155,14 +169,20 @@ template <class T> void matmul_typed(const MatrixBatch& a, const MatrixBatch& b,
 
 void matmul_kernel(const Tensor& a, const Tensor& b, Tensor& out) {
   const DType dt = out.dtype();
+  Shape batch = broadcast_shapes(batch_dims(a.shape(), a.dim() == 1), batch_dims(b.shape(), b.dim() == 1));
+  if (dt == DType::BFloat16 && kernels::gemm_bf16_available()) {
+    MatrixBatch ma = describe(a.to(dt), true, batch);
+    MatrixBatch mb = describe(b.to(dt), false, batch);
+    matmul_typed<BFloat16>(ma, mb, batch, out);
+    return;
+  }
   if (dt == DType::Float16 || dt == DType::BFloat16) {
-    // No half-precision BLAS on the CPU: multiply in float32 and round once.
+    // No half-precision GEMM here: multiply in float32 and round once.
     Tensor wide = Tensor::empty(out.shape(), DType::Float32, out.device());
     matmul_kernel(a.to(DType::Float32), b.to(DType::Float32), wide);
     copy_(out, wide);
     return;
   }
-  Shape batch = broadcast_shapes(batch_dims(a.shape(), a.dim() == 1), batch_dims(b.shape(), b.dim() == 1));
   MatrixBatch ma = describe(a.to(dt), true, batch);
   MatrixBatch mb = describe(b.to(dt), false, batch);
   visit_numeric(dt, "core::matmul", [&](auto tag) {
