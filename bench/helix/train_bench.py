@@ -59,31 +59,36 @@ def clock_for(clock, threads):
     return time.thread_time if threads == 1 else time.process_time
 
 
-def sampan_steps(batches, layers, emb_dim, threads):
-    """(train, infer): one pass each over the batches with a fresh GIN and Adam (seed 0)."""
+def sampan_steps(batches, layers, emb_dim, threads, amp=None):
+    """(train, infer): one pass each over the batches with a fresh GIN and Adam (seed 0); with
+    ``amp`` (a dtype name) the forward passes and the loss run under sp.amp.autocast."""
     sp.set_num_threads(threads)
     sp.manual_seed(0)
     model = GraphModel(batches[0].y.shape[1], "pretrain_gnns", layers, emb_dim, dropout=0.5)
     opt = sp.optim.Adam(model.parameters(), lr=1e-3)
 
+    def precision():
+        return sp.amp.autocast("cpu", dtype=getattr(sp, amp)) if amp else contextlib.nullcontext()
+
     def train():
         model.train()
         for b in batches:
             opt.zero_grad()
-            loss = masked_loss(model(b), b, True)
+            with precision():
+                loss = masked_loss(model(b), b, True)
             loss.backward()
             opt.step()
 
     def infer():
         model.eval()
-        with sp.no_grad():
+        with sp.no_grad(), precision():
             for b in batches:
                 model(b).numpy()
     return train, infer
 
 
-def time_sampan(batches, layers, emb_dim, threads, repeats, timer=time.perf_counter):
-    train, infer = sampan_steps(batches, layers, emb_dim, threads)
+def time_sampan(batches, layers, emb_dim, threads, repeats, timer=time.perf_counter, amp=None):
+    train, infer = sampan_steps(batches, layers, emb_dim, threads, amp)
     return _best(train, repeats, timer), _best(infer, repeats, timer)
 
 
@@ -205,6 +210,9 @@ def main():
     parser.add_argument("--clock", choices=["wall", "cpu"], default="wall",
                         help="wall: wall-clock time; cpu: CPU time of the timing thread (of the process when "
                              "--threads > 1), and CPU ms per step")
+    parser.add_argument("--amp", choices=["bfloat16", "float16"], default=None,
+                        help="also time sampan under sp.amp.autocast with this dtype, in the same run, and print "
+                             "its throughput against float32's")
     args = parser.parse_args()
     path = next((p for p in DATASETS if os.path.exists(p)), None)
     if path is None:
@@ -241,6 +249,10 @@ def main():
                 if peer:
                     row += f", PyG train {1e3 * pt / steps:.1f} infer {1e3 * pi / steps:.1f}"
             print(row, flush=True)
+            if args.amp:
+                at, ai = time_sampan(batches, args.layers, dim, threads, args.repeats, timer, args.amp)
+                print(f"{'':>4} {'':>3}  {molecules / at:>12.1f} under autocast({args.amp}): {st / at:.2f}x float32's "
+                      f"training, {si / ai:.2f}x its inference ({molecules / ai:.1f} mol/s)", flush=True)
     print("ratio = sampan molecules/s / PyG molecules/s (> 1: sampan faster)")
     if args.profile:
         for dim in args.emb_dim:

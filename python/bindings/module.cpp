@@ -76,6 +76,8 @@ PYBIND11_MODULE(_C, m) {
   m.def("get_num_threads", &sampan::get_num_threads);
   m.def("blas_library", &sampan::blas_library,
         "Which BLAS matmul calls: library, its build configuration, the kernel set it picked.");
+  m.def("bf16_gemm_library", &sampan::bf16_gemm_library,
+        "Which library bfloat16 matmul calls (oneDNN), or the float32 convert path.");
   m.def("blas_num_threads", &sampan::blas_num_threads,
         "Size of the BLAS's own thread pool (set_num_threads sizes it); 0 where it has none.");
 }

@@ -79,6 +79,7 @@ py::dict schema_dict(const OpSchema& op) {
   d["once_differentiable"] = op.once_differentiable;
   d["inplace"] = py::cast(op.inplace);
   d["views"] = py::cast(op.views);
+  d["amp"] = amp_cast_name(op.amp);
   py::list dtypes;
   for (DType t : op.dtypes) dtypes.append(dtype_object(t));
   d["dtypes"] = dtypes;
@@ -144,7 +145,7 @@ void init_ops(py::module_& m) {
   m.def("op_schema", [](const std::string& name) { return schema_dict(find_op(name)); }, py::arg("name"),
         "The schema of op `name` as a dict: name, namespace, short_name, doc, signature, library, "
         "arg_names, arg_kinds, output_names, nondifferentiable, once_differentiable, inplace, "
-        "views, dtypes, defaults (argument name -> default), devices (those with a kernel), "
+        "views, amp (autocast policy: keep, low_precision, float32), dtypes, defaults (argument name -> default), devices (those with a kernel), "
         "has_samples.");
   m.def("has_op", [](const std::string& name) { return find_op_if(name) != nullptr; }, py::arg("name"));
   // einsum is a C++ composition of registered ops (not an op itself), so it is bound by hand.

@@ -15,6 +15,7 @@ with passive_by_default():  # OpenMP threads sleep at a barrier rather than spin
     from . import _C
 from ._C import (  # noqa: F401
     Tensor, dtype, promote_types, set_num_threads, get_num_threads, blas_library, blas_num_threads,
+    bf16_gemm_library,
 )
 
 __version__ = _C.__version__
@@ -57,10 +58,10 @@ from .io import save, load  # noqa: E402  (checkpoints in HDF5)
 # Subpackages that other modules add (sp.nn, sp.optim ...) load on first use.
 _LAZY_SUBPACKAGES = ("nn", "optim", "io", "distributed", "quantum", "deepmd", "helix")
 # The high-level training API (sp.Model, sp.metric, sp.callbacks) loads on first use too.
-_LAZY_SUBPACKAGES += ("hapi", "metric", "callbacks", "jit")
+_LAZY_SUBPACKAGES += ("hapi", "metric", "callbacks", "jit", "amp")
 _LAZY_NAMES = {"Model": "hapi"}  # name -> the subpackage that defines it
 # Names a PyTorch or Paddle user may reach for that sampan does not have yet (README, Status).
-_NOT_YET = {"amp": "mixed precision (amp)"}
+_NOT_YET = {}
 
 
 def __getattr__(name):

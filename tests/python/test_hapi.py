@@ -325,8 +325,10 @@ def test_errors_name_the_argument(tmp_path):
     data = sp.io.TensorDataset(*regression_data(n=8))
     with pytest.raises(RuntimeError, match=r"call prepare\(optimizer=..., loss=...\) first"):
         model.fit(data)
-    with pytest.raises(NotImplementedError, match="mixed precision"):
-        model.prepare(sp.optim.SGD(model.parameters(), lr=0.1), F.mse_loss, amp="O1")
+    with pytest.raises(ValueError, match="amp dtype 'int8': expected one of bfloat16, bf16"):
+        model.prepare(sp.optim.SGD(model.parameters(), lr=0.1), F.mse_loss, amp="int8")
+    with pytest.raises(ValueError, match="amp has unknown key\\(s\\) 'scale'"):
+        model.prepare(sp.optim.SGD(model.parameters(), lr=0.1), F.mse_loss, amp={"scale": 2.0})
     with pytest.raises(TypeError, match="optimizer must be a sampan.optim.Optimizer"):
         model.prepare("adam", F.mse_loss)
     with pytest.raises(TypeError, match=r"metrics\[1\] is a str"):

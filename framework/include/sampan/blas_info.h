@@ -12,5 +12,8 @@ std::string blas_library();
 /// The size of the BLAS's own thread pool, which set_num_threads() sizes too; 0 where the BLAS
 /// keeps none that can be asked.
 int blas_num_threads();
+/// The library behind bfloat16 matmul: "oneDNN <version> (<isa>)", or "none (float32 convert
+/// path)" in a build without oneDNN.
+std::string bf16_gemm_library();
 
 }  // namespace sampan

@@ -39,7 +39,7 @@
 #include "sampan/tensor.h"
 
 #ifndef SAMPAN_ABI_VERSION
-#define SAMPAN_ABI_VERSION 1
+#define SAMPAN_ABI_VERSION 2  // 2: OpSchema::amp
 #endif
 
 namespace sampan {
@@ -74,6 +74,12 @@ using Values = std::vector<Value>;
 using Grads = std::vector<Tensor>;
 
 class OpSchema;
+
+/// How autocast (sampan/amp.h) casts an op's floating tensor arguments: Keep (no cast, the
+/// default), LowPrecision (float32 to the scope's float16/bfloat16) or Float32 (float16/bfloat16
+/// to float32).
+enum class AmpCast : uint8_t { Keep, LowPrecision, Float32 };
+const char* amp_cast_name(AmpCast c);
 
 /// What a vjp sees: the call's arguments, outputs and output gradients.
 class VjpContext {
@@ -147,6 +153,7 @@ class OpSchema {
   std::vector<DType> dtypes;          // dtypes the op supports; check_op sweeps them
   bool transfers_device = false;      // outputs go to the device the shape function names
   bool cuda_deterministic = true;     // false: the CUDA kernel sums with atomics (bits vary run to run)
+  AmpCast amp = AmpCast::Keep;        // what autocast does to its floating arguments (sampan/amp.h)
   // Per argument, its default (std::nullopt: none); filled by the registry from .defaults() and
   // None for optional tensors, trailing only. call_op and the Python functions fill missing
   // trailing arguments from it.
@@ -384,6 +391,9 @@ class OpBuilder {
   /// The CUDA kernel adds with atomics: the CPU's values to rounding, not the same bits run to
   /// run (check_op then compares CPU and CUDA within tolerance and skips CUDA determinism).
   OpBuilder& cuda_nondeterministic() { schema_.cuda_deterministic = false; return *this; }
+  /// Autocast's policy for the op: .amp(AmpCast::LowPrecision) for GEMM-like ops,
+  /// .amp(AmpCast::Float32) for ops that need float32's range or accumulation.
+  OpBuilder& amp(AmpCast policy) { schema_.amp = policy; return *this; }
   /// Defaults of trailing arguments by name: `.defaults({{"axes", std::vector<int64_t>{}}, {"keepdim", false}})`.
   /// The registry checks the names and kinds; optional tensors default to None without saying so.
   OpBuilder& defaults(std::initializer_list<ArgDefault> d) {

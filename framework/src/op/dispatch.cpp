@@ -6,6 +6,7 @@
 
 #include "op_node.h"
 #include "validate_args.h"
+#include "sampan/amp.h"
 #include "sampan/jit.h"
 #include "sampan/autograd.h"
 #include "sampan/ops.h"
@@ -312,6 +313,7 @@ std::vector<Tensor> call_op(const OpSchema& op, Values args) {
   if (profiler::detail::running())
     profiled.emplace(op, profiler::detail::record_shapes() ? tensor_shapes(op, args) : std::string());
   Device dev = common_device(op, args);
+  if (amp::detail::any_enabled()) amp::detail::cast_arguments(op, dev.type, args);
   ShapeCache& shape_cache = ShapeCache::for_this_thread();
   ShapeCache::Specs cached = shape_cache.find(op, args);
   if (!cached) {
@@ -370,6 +372,7 @@ std::vector<Tensor> call_op(const OpSchema& op, Values args) {
   try {
     NoGradGuard kernels_do_not_record;  // a kernel may call ops; only this call is recorded
     jit::detail::KernelScope not_traced;  // ... nor traced
+    amp::detail::Suspend not_autocast;    // ... nor cast: it computes in the dtypes chosen here
     kit->second(args, outs);
   } catch (const std::exception&) {
     rethrow_named(op);
@@ -503,6 +506,7 @@ std::vector<Tensor> OpNode::apply(std::vector<Tensor>&& grad_outputs) {
   NodeVjpContext ctx(*this, grad_outputs);
   Grads grads;
   const bool create_graph = grad_mode_enabled();
+  amp::detail::Suspend vjps_not_autocast;  // a vjp computes in the dtypes its forward call had
   try {
     if (op_->once_differentiable) {
       NoGradGuard ng;

@@ -140,6 +140,7 @@ SAMPAN_UNARY_OP(silu, "x * sigmoid(x) (also called swish).", detail::real_floati
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; });
 
 SAMPAN_OP(core, softplus)
+    .amp(AmpCast::Float32)
     .doc("log(1 + exp(beta x)) / beta, and x itself where beta x > threshold (as PyTorch). Computed "
          "as (max(z, 0) + log1p(exp(-|z|))) / beta with z = beta x, which neither overflows nor loses "
          "the small values.")

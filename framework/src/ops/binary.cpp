@@ -325,6 +325,7 @@ Grads atan2_vjp(const VjpContext& c) {
 }  // namespace
 
 SAMPAN_OP(core, pow)
+    .amp(AmpCast::Float32)
     .doc("x ** y with broadcasting. Integer powers are exact (a negative integer exponent is an "
          "error); 0 ** 0 = 1.")
     .args("x", "y")

@@ -249,6 +249,7 @@ void check_vector(const char* op, const char* arg, const TensorSpec& t) {
 }  // namespace
 
 SAMPAN_OP(core, matmul)
+    .amp(AmpCast::LowPrecision)
     .doc("Matrix product with NumPy semantics: 1-D operands become a row (left) or column (right) "
          "that is removed again; leading batch dimensions broadcast. BLAS for float and complex.")
     .args("a", "b")

@@ -83,6 +83,7 @@ Grads batch_norm_grads_composite(const Tensor& x, const Tensor& grad_out, const 
 }  // namespace
 
 SAMPAN_OP(core, batch_norm_train)
+    .amp(AmpCast::Float32)
     .doc("Batch normalization in training over the rows of x (N, C): mean and biased var per "
          "column, out = (x - mean) / sqrt(var + eps) * weight + bias (Ioffe and Szegedy 2015). "
          "Returns (out, mean, var); one fused pass per statistic instead of the elementwise "

@@ -232,6 +232,7 @@ Tensor moment_direction(const VjpContext& c) {
 }  // namespace
 
 SAMPAN_OP(core, sum)
+    .amp(AmpCast::Float32)
     .doc("Sum over `axes` (all when empty); integer inputs sum in int64.")
     .args("x", "axes", "keepdim")
     .defaults({{"axes", IntList{}}, {"keepdim", false}})  // empty axes: all of them
@@ -270,6 +271,7 @@ Tensor sum(const Tensor& x, const std::vector<int64_t>& axes, bool keepdim) {
 // An op, not a composition of sum and a division: the count is read from the input at each call,
 // so a traced graph (sampan/jit.h) stays right when a dimension of the input changes.
 SAMPAN_OP(core, mean)
+    .amp(AmpCast::Float32)
     .doc("Mean over `axes` (all when empty); integer and bool inputs give float32.")
     .args("x", "axes", "keepdim")
     .defaults({{"axes", IntList{}}, {"keepdim", false}})
@@ -347,6 +349,7 @@ Grads prod_vjp(const VjpContext& c) {
 }  // namespace
 
 SAMPAN_OP(core, prod)
+    .amp(AmpCast::Float32)
     .doc("Product over `axes` (all when empty); integer inputs multiply in int64.")
     .args("x", "axes", "keepdim")
     .defaults({{"axes", IntList{}}, {"keepdim", false}})
@@ -429,6 +432,7 @@ SAMPAN_OP(core, argmin)
 // ------------------------------------------------------------------------------------------
 
 SAMPAN_OP(core, var)
+    .amp(AmpCast::Float32)
     .doc("Variance over `axes` (all when empty): sum |x - mean|^2 / (N - ddof). ddof = 0 is "
          "NumPy's default, ddof = 1 the unbiased estimate (PyTorch's correction = 1). Real result.")
     .args("x", "axes", "ddof", "keepdim")
@@ -444,6 +448,7 @@ SAMPAN_OP(core, var)
     .samples([] { return std::vector<Values>{{f64({2, 3}), IntList{1}, 1.0, false}, {c128({3}), IntList{}, 0.0, false}}; });
 
 SAMPAN_OP(core, std)
+    .amp(AmpCast::Float32)
     .doc("Standard deviation over `axes` (all when empty): sqrt(var(x, axes, ddof)). Where it is 0 "
          "the gradient is taken as 0.")
     .args("x", "axes", "ddof", "keepdim")
@@ -468,6 +473,7 @@ SAMPAN_OP(core, std)
 // ------------------------------------------------------------------------------------------
 
 SAMPAN_OP(core, logsumexp)
+    .amp(AmpCast::Float32)
     .doc("log(sum(exp(x))) over `axes` (all when empty), computed as max + log(sum(exp(x - max))) "
          "so it neither overflows nor underflows; -inf for an empty selection.")
     .args("x", "axes", "keepdim")
@@ -576,6 +582,7 @@ Grads norm_vjp(const VjpContext& c) {
 }  // namespace
 
 SAMPAN_OP(core, norm)
+    .amp(AmpCast::Float32)
     .doc("Vector norm over `axes` (all when empty; over two matrix axes ord 2 is the Frobenius "
          "norm): ord 2 = sqrt(sum |x|^2), 1 = sum |x|, inf = max |x|, -inf = min |x|. Real result.")
     .args("x", "ord", "axes", "keepdim")
@@ -618,6 +625,7 @@ SAMPAN_OP(core, norm)
 // ------------------------------------------------------------------------------------------
 
 SAMPAN_OP(core, cumsum)
+    .amp(AmpCast::Float32)
     .doc("Cumulative sum along `axis` (from the last element backwards when `reverse`); integer "
          "inputs accumulate in int64.")
     .args("x", "axis", "reverse")

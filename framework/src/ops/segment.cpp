@@ -297,6 +297,7 @@ SAMPAN_OP(core, gather_add_scatter)
                                                                    {f64({3, 2}), from_vector({2, 0, 2}, {3}, DType::Int64), from_vector({0, 0, 1}, {3}, DType::Int64), int64_t(-1), Value()}}; });
 
 SAMPAN_OP(core, segment_mean)
+    .amp(AmpCast::Float32)
     .doc("out[s] = mean of data[r] over the rows r with segment_ids[r] == s (0 for an empty "
          "segment); integer data gives float32.")
     .args("data", "segment_ids", "num_segments")

@@ -37,6 +37,7 @@ template <bool Log> void softmax_kernel(const Tensor& x, int64_t axis, Tensor& o
 }  // namespace
 
 SAMPAN_OP(core, softmax)
+    .amp(AmpCast::Float32)
     .doc("exp(x) / sum(exp(x)) along `axis`, computed stably (the maximum is subtracted first).")
     .args("x", "axis")
     .defaults({{"axis", -1}})
@@ -52,6 +53,7 @@ SAMPAN_OP(core, softmax)
     .samples([] { return std::vector<Values>{{f64({2, 3}), int64_t(1)}, {f64({2, 3}), int64_t(0)}}; });
 
 SAMPAN_OP(core, log_softmax)
+    .amp(AmpCast::Float32)
     .doc("x - logsumexp(x) along `axis`, computed stably; the log of softmax without its underflow.")
     .args("x", "axis")
     .defaults({{"axis", -1}})

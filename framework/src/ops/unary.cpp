@@ -95,18 +95,22 @@ SAMPAN_UNARY_OP(neg, "-x.", detail::numeric_unary_spec, detail::VisitNumeric, de
     .samples([] { return std::vector<Values>{{f64({4})}}; });
 SAMPAN_UNARY_OP(exp, "e**x, elementwise.", detail::floating_unary_spec, detail::VisitFloatingComplex,
                 detail::kFloatingComplexDTypes, Exp, exp_vjp)
+    .amp(AmpCast::Float32)
     .samples([] { return std::vector<Values>{{f64({4})}, {c128({2})}}; });
 SAMPAN_UNARY_OP(log, "Natural logarithm, elementwise.", detail::floating_unary_spec,
                 detail::VisitFloatingComplex, detail::kFloatingComplexDTypes, Log,
                 [](const VjpContext& c) -> Grads { return {div(c.grad_output(0), conj(c.input(0)))}; })
+    .amp(AmpCast::Float32)
     .samples([] { return std::vector<Values>{{f64({4}, 0.5)}}; });
 SAMPAN_UNARY_OP(log1p, "log(1 + x), accurate for small x.", detail::real_floating_unary_spec,
                 detail::VisitFloating, detail::kFloatingDTypes, Log1p,
                 [](const VjpContext& c) -> Grads { return {div(c.grad_output(0), c.input(0) + 1.0)}; })
+    .amp(AmpCast::Float32)
     .samples([] { return std::vector<Values>{{f64({2, 3})}}; });
 SAMPAN_UNARY_OP(expm1, "exp(x) - 1, accurate for small x.", detail::real_floating_unary_spec,
                 detail::VisitFloating, detail::kFloatingDTypes, Expm1,
                 [](const VjpContext& c) -> Grads { return {mul(c.grad_output(0), c.output(0) + 1.0)}; })
+    .amp(AmpCast::Float32)
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; });
 SAMPAN_UNARY_OP(sqrt, "Square root (principal branch for complex).", detail::floating_unary_spec,
                 detail::VisitFloatingComplex, detail::kFloatingComplexDTypes, Sqrt, sqrt_vjp)
@@ -117,6 +121,7 @@ SAMPAN_UNARY_OP(rsqrt, "1 / sqrt(x).", detail::floating_unary_spec, detail::Visi
                   Tensor o = c.output(0);
                   return {mul(c.grad_output(0), conj(mul(mul(o, o), o) * -0.5))};
                 })
+    .amp(AmpCast::Float32)
     .samples([] { return std::vector<Values>{{f64({2, 3})}, {c128({3})}}; });
 SAMPAN_UNARY_OP(sin, "Sine (radians).", detail::floating_unary_spec, detail::VisitFloatingComplex,
                 detail::kFloatingComplexDTypes, Sin,
@@ -154,6 +159,7 @@ SAMPAN_UNARY_OP(reciprocal, "1 / x (integers give float32).", detail::floating_u
                   Tensor o = c.output(0);  // d (1/x) = -1/x^2
                   return {neg(mul(c.grad_output(0), conj(o * o)))};
                 })
+    .amp(AmpCast::Float32)
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; });
 // Piecewise constant: the gradient is zero almost everywhere (as in PyTorch).
 SAMPAN_UNARY_OP(floor, "Largest integer <= x (identity on integer dtypes).", detail::real_numeric_unary_spec,

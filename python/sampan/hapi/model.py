@@ -26,6 +26,7 @@ per rank). The training loss in the logs is averaged over the ranks (metrics on 
 are this rank's); evaluation and prediction run on the whole data on every rank. Rank 0 alone
 writes checkpoints and logs. A step that any rank skips (skip_batch, a None loss) is skipped by all.
 """
+import contextlib
 import importlib
 import numbers
 import os
@@ -43,6 +44,7 @@ from ..distributed import world_size
 from ..io.dataloader import DataLoader
 from ..io.sampler import DistributedSampler, fresh_seed
 from ..metric import Metric
+from .amp_config import parse_amp
 from ..nn.module import Module
 from ..optim.lr_scheduler import LRScheduler as Schedule
 from ..optim.optimizer import Optimizer
@@ -163,6 +165,8 @@ class Model:
         self.epoch = 0       # epochs completed by fit (a loaded checkpoint's count until fit resumes)
         self.step = 0        # optimizer steps taken
         self._pending = None  # a loaded checkpoint's state for the next fit
+        self._amp = None         # prepare(amp=...): an AmpConfig
+        self.grad_scaler = None  # its sp.amp.GradScaler (disabled for bfloat16)
         self._train_loader = None
         self._callbacks = []
         self._example_inputs = None
@@ -177,10 +181,12 @@ class Model:
         every step unless one with by_epoch is given). The loss may return None for a batch that
         gives no step (skipped). data_parallel: None (the default) trains data-parallel exactly
         when there are several MPI ranks; False trains every rank on its own, as one process.
-        amp: mixed precision, not in sampan yet: only None is accepted."""
-        if amp is not None:
-            raise NotImplementedError(f"Model.prepare: amp={amp!r}: mixed precision (amp) is not in sampan yet; "
-                                      "use amp=None")
+        amp: mixed precision (sp.amp): None (float32), 'bfloat16', 'float16' (or sp dtypes, or
+        Paddle's 'O1': the device's default), or a dict (dtype, loss_scaling, init_scale,
+        growth_factor, backoff_factor, growth_interval, low_precision_ops, float32_ops). Forward
+        passes and losses run under sp.amp.autocast; float16 steps go through a GradScaler whose
+        state is saved in checkpoints; parameters stay float32."""
+        amp_config = parse_amp(amp)
         if optimizer is not None and not isinstance(optimizer, Optimizer):
             raise TypeError(f"Model.prepare: optimizer must be a sampan.optim.Optimizer, got "
                             f"{type(optimizer).__name__}")
@@ -200,6 +206,8 @@ class Model:
         if data_parallel is not None and not isinstance(data_parallel, bool):
             raise TypeError(f"Model.prepare: data_parallel must be None, True or False, got {data_parallel!r}")
         self._optimizer, self._loss, self._metrics, self.lr_scheduler = optimizer, loss, metrics, lr_scheduler
+        self._amp = amp_config
+        self.grad_scaler = amp_config.grad_scaler(self._device()) if amp_config is not None else None
         self._data_parallel = world_size() > 1 if data_parallel is None else (data_parallel and world_size() > 1)
         if self._data_parallel and self._parallel is None:
             self._parallel = DataParallel(self.network)
@@ -257,11 +265,22 @@ class Model:
             raise ValueError(f"Model: a batch of {len(batch)} fields cannot hold {n} inputs")
         return batch[:n], batch[n:]
 
+    def _device(self):
+        """The device type of the network's parameters ('cpu' when it has none)."""
+        for p in self.network.parameters():
+            return str(p.device).split(":")[0]
+        return "cpu"
+
+    def _precision(self):
+        """The autocast scope of a forward pass and its loss (a no-op scope without amp)."""
+        return self._amp.autocast(self._device()) if self._amp is not None else contextlib.nullcontext()
+
     def _forward(self, inputs):
         inputs = [_to_tensor(x) for x in inputs]
         self._example_inputs = inputs
         call = self._parallel if self._parallel is not None else self.network
-        return call(*inputs)
+        with self._precision():
+            return call(*inputs)
 
     def _update_metrics(self, outputs, labels, running=True):
         """Adds a batch to every metric; with ``running`` returns their values so far."""
@@ -291,7 +310,8 @@ class Model:
         outputs = loss = None
         if not skip:
             outputs = _as_list(self._forward(inputs))
-            loss = self._loss(*outputs, *labels)
+            with self._precision():
+                loss = self._loss(*outputs, *labels)
         if self._ranks() > 1:
             flag = make_tensor([0.0 if loss is not None else 1.0])
             if all_reduce(flag, "max").item() > 0:
@@ -299,11 +319,16 @@ class Model:
         elif loss is None:
             return None
         loss = _loss_value(loss)
-        loss.backward()
+        scaler = self.grad_scaler
+        (scaler.scale(loss) if scaler is not None else loss).backward()
         if self._parallel is not None:
             self._parallel.sync_gradients()
         if update:
-            self._optimizer.step()
+            if scaler is not None:
+                scaler.step(self._optimizer)  # skipped when a gradient overflowed
+                scaler.update()
+            else:
+                self._optimizer.step()
             self.step += 1
         logs = {"loss": float(loss.item())}
         if metrics:
@@ -320,7 +345,8 @@ class Model:
             outputs = _as_list(self._forward(_as_list(inputs)))
             logs = {}
             if self._loss is not None and labels:
-                loss = self._loss(*outputs, *labels)
+                with self._precision():
+                    loss = self._loss(*outputs, *labels)
                 if loss is not None:
                     logs["loss"] = float(_loss_value(loss).item())
             logs.update(self._update_metrics(outputs, labels, running) if labels else {})
@@ -576,6 +602,8 @@ class Model:
             payload["optimizer"] = self._optimizer.state_dict()
         if self.lr_scheduler is not None:
             payload["lr_scheduler"] = self.lr_scheduler.state_dict()
+        if self.grad_scaler is not None and self.grad_scaler.is_enabled():
+            payload["grad_scaler"] = self.grad_scaler.state_dict()
         return payload
 
     def _save_inference(self, path):
@@ -618,7 +646,7 @@ class Model:
         seed, offset = (int(v) for v in streams[process_rank() % len(streams)].split())
         _C.default_generator().set_state((seed, offset))
         if reset_optimizer:
-            payload = {k: v for k, v in payload.items() if k not in ("optimizer", "lr_scheduler")}
+            payload = {k: v for k, v in payload.items() if k not in ("optimizer", "lr_scheduler", "grad_scaler")}
         self._pending = payload
         if self._optimizer is not None:
             self._restore_optimizer(payload)
@@ -628,6 +656,8 @@ class Model:
             self._optimizer.load_state_dict(payload["optimizer"])
         if "lr_scheduler" in payload and self.lr_scheduler is not None:
             self.lr_scheduler.load_state_dict(payload["lr_scheduler"])
+        if "grad_scaler" in payload and self.grad_scaler is not None:
+            self.grad_scaler.load_state_dict(payload["grad_scaler"])
 
     @staticmethod
     def _restore_callbacks(payload, callbacks):
