@@ -7,6 +7,13 @@ initialization, dropout and batch order, not the split) give mean +- std.
 
 Loaders are any re-iterable sources of batches with the fields of sampan.helix.data.GraphBatch
 (x, edge_index, edge_attr, batch, num_graphs, y, y_mask); sampan.helix.data.DataLoader is one.
+
+Under mpirun (several ranks) fine-tuning is data-parallel by default: every rank takes every
+N-th batch of the shuffled order that all ranks draw alike (the training loader must be a helix
+DataLoader), draws dropout from its own stream, and the gradients are averaged before each step
+(sp.Model's DataParallel); BatchNorm statistics are rank 0's, copied to every rank before each
+evaluation, so every rank evaluates validation and test alike and picks the same best epoch.
+Rank 0 writes checkpoints and results; a checkpoint resumes only on as many ranks as wrote it.
 """
 import functools
 import json
@@ -20,7 +27,9 @@ import sampan
 from sampan.nn import functional as F
 from ..callbacks import Callback, EarlyStopping
 from ..hapi.model import Model
+from .. import distributed as dist
 from . import checkpoint as ckpt
+from . import ranks
 from . import metrics as metric_functions
 from .model_io import check_encoder_fits, load_encoder_payload, load_model, save_model  # noqa: F401
 from .models import GraphModel, as_tensor
@@ -55,6 +64,27 @@ def too_small(batch):
     return batch.x.shape[0] < 2
 
 
+def has_virtual_node(model):
+    return getattr(getattr(model, "encoder", None), "virtual_node", None) is not None
+
+
+def skip_predicate(model):
+    """The batches fine-tuning takes no step on: too_small ones, and for a model with a virtual
+    node also one-graph batches (its MLP's BatchNorm normalizes over graphs; OGB's training loop
+    skips them too)."""
+    if not has_virtual_node(model):
+        return too_small
+    return lambda batch: too_small(batch) or batch.num_graphs < 2
+
+
+def training_ranks(data_parallel=None):
+    """(rank, number of ranks) that fine-tune together: data_parallel None means data-parallel
+    exactly when this process is one of several MPI ranks; False trains it on its own."""
+    if data_parallel is None:
+        data_parallel = dist.world_size() > 1
+    return (dist.rank(), dist.world_size()) if data_parallel else (0, 1)
+
+
 def as_loader(source):
     """A list or tuple of ready batches as a loader for sp.Model (which batches lists of samples)."""
     return _Batches(source) if isinstance(source, (list, tuple)) else source
@@ -71,20 +101,22 @@ class _Batches:
         return len(self.batches)
 
 
-def trainer(model, optimizer=None, classification=True, metric=None):
+def trainer(model, optimizer=None, classification=True, metric=None, data_parallel=False):
     """An sp.Model over a graph model: batches go whole to it, the loss is masked_loss, and
-    `metric` (a name of helix.metrics.METRICS) is the evaluations' MaskedMetric."""
+    `metric` (a name of helix.metrics.METRICS) is the evaluations' MaskedMetric; data_parallel
+    True (under mpirun) averages the gradients over the ranks."""
     trained = Model(model, split_batch=whole_batch)
     trained.prepare(optimizer, functools.partial(masked_loss, classification=classification),
-                    metrics=None if metric is None else metric_functions.MaskedMetric(metric), data_parallel=False)
+                    metrics=None if metric is None else metric_functions.MaskedMetric(metric),
+                    data_parallel=data_parallel)
     return trained
 
 
 def train_epoch(model, loader, optimizer, classification=True, max_batches=None):
     """One pass over `loader` (an sp.Model fit of one epoch); returns the mean training loss over
-    its batches. A batch with fewer than two atoms is skipped."""
+    its batches. The batches of skip_predicate(model) are skipped."""
     logs = trainer(model, optimizer, classification).fit(as_loader(loader), epochs=1, verbose=0,
-                                                         max_batches=max_batches, skip_batch=too_small)
+                                                         max_batches=max_batches, skip_batch=skip_predicate(model))
     loss = logs[0]["loss"]
     return 0.0 if math.isnan(loss) else loss
 
@@ -181,27 +213,40 @@ def _legacy_callbacks(saved):
 
 def finetune(model, train_loader, valid_loader, test_loader=None, epochs=100, lr=1e-3, weight_decay=0.0,
              metric="roc_auc", progress=False, description="finetune", max_batches=None, on_epoch=None,
-             checkpoint=None, checkpoint_every=5):
+             checkpoint=None, checkpoint_every=5, data_parallel=None):
     """Trains `model` for `epochs` (on sp.Model), evaluating validation (and test) after each
     epoch; at the end the model holds the weights of the best-validation epoch. Returns a dict
     with the history (train_loss, valid, test per epoch), best_epoch (1-based), valid and test at
     that epoch and the wall time. on_epoch(epoch, record) is called after each epoch (record:
     train_loss, valid, test, and seconds of training so far, earlier sessions of a resumed run
-    included).
+    included); under data parallelism it runs on every rank (print from rank 0).
+
+    max_batches: at most this many batches of train_loader per epoch (under data parallelism
+    rounded down to a multiple of the ranks, shared between them).
+    data_parallel: None (the default) trains data-parallel when there are several MPI ranks
+    (see the module's notes; train_loader's batch_size is then per rank); False: on its own.
 
     checkpoint: a file path. Every `checkpoint_every` epochs (and after the last) the whole
     training state is written there (sampan.helix.checkpoint: sp.Model's checkpoint state with the
     settings, under kind sampan.helix.TrainingCheckpoint); when the file exists at the start,
     training continues from it, and the result equals that of an uninterrupted run."""
     _check_callback(on_epoch)
+    rank, size = training_ranks(data_parallel)
+    if size > 1:
+        ranks.check_shareable(train_loader, max_batches, size, "data-parallel fine-tuning")
     classification = is_classification(metric)
     optimizer = sampan.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
-    trained = trainer(model, optimizer, classification, metric)
+    trained = trainer(model, optimizer, classification, metric, data_parallel=size > 1)  # rank 0's weights
+    if size > 1:
+        ranks.own_dropout_stream(rank)
     settings = dict(epochs=int(epochs), lr=float(lr), weight_decay=float(weight_decay), metric=metric)
     if checkpoint is not None and os.path.exists(checkpoint):
-        saved = ckpt.load_checkpoint(checkpoint, "fine-tuning")
+        saved = ckpt.upgraded(ckpt.load_checkpoint(checkpoint, "fine-tuning"), _legacy_callbacks)
         ckpt.check_matches(saved, checkpoint, **settings)
-        trained.load_checkpoint_state(ckpt.upgraded(saved, _legacy_callbacks))
+        if int(saved["world_size"]) != size:
+            raise ValueError(f"{checkpoint}: the checkpoint was written by a run on {int(saved['world_size'])} "
+                             f"rank(s) but this run has {size}; resume it with as many ranks")
+        trained.load_checkpoint_state(saved)
     higher = metric_functions.HIGHER_IS_BETTER[metric]
     best = EarlyStopping(monitor=metric, mode="max" if higher else "min", patience=None, restore_best_weights=True)
     record = _FinetuneRecord(best, None if test_loader is None else as_loader(test_loader), metric, on_epoch,
@@ -211,9 +256,15 @@ def finetune(model, train_loader, valid_loader, test_loader=None, epochs=100, lr
         return {"loss": f"{logs['loss']:.4f}", "valid": f"{logs[f'eval_{metric}']:.4f}",
                 "best": f"{best.best_value if best.best_epoch is not None else float('nan'):.4f}"}
 
-    bar = EpochProgress(progress, description, postfix)
-    trained.fit(as_loader(train_loader), eval_data=as_loader(valid_loader), epochs=epochs, verbose=0,
-                callbacks=[best, record, bar], max_batches=max_batches, skip_batch=too_small, train_metrics=False)
+    bar = EpochProgress(progress and rank == 0, description, postfix)
+    callbacks = [best, record, bar]
+    if size > 1:
+        batches, max_batches = ranks.RankShard(train_loader, rank, size, max_batches), None
+        callbacks.insert(0, ranks.SameBuffers(model))
+    else:
+        batches = as_loader(train_loader)
+    trained.fit(batches, eval_data=as_loader(valid_loader), epochs=epochs, verbose=0, callbacks=callbacks,
+                max_batches=max_batches, skip_batch=skip_predicate(model), train_metrics=False)
     history, best_epoch = record.history, record.best_epoch()
     return {"metric": metric, "history": history, "best_epoch": best_epoch,
             "valid": history["valid"][best_epoch - 1] if best_epoch else float("nan"),
@@ -223,7 +274,7 @@ def finetune(model, train_loader, valid_loader, test_loader=None, epochs=100, lr
 
 def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1e-3, metric="roc_auc",
                    encoder_state=None, progress=False, max_batches=None, keep_best_model=True,
-                   checkpoint_dir=None, checkpoint_every=5, on_epoch=None):
+                   checkpoint_dir=None, checkpoint_every=5, on_epoch=None, data_parallel=None):
     """Runs `finetune` once per seed and summarizes test (and validation) at the best-validation
     epoch as mean and standard deviation (population std, as Hu et al.'s parse script with numpy).
 
@@ -235,7 +286,8 @@ def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1
     training state while seed k trains (see `finetune`), and once it finished its best weights;
     seed<k>.json its result. A seed whose result exists is not trained again.
     on_epoch(seed, epoch, record) is called after each epoch that trains (record as in `finetune`,
-    plus "seconds": the seed's training time so far, resumed sessions included).
+    plus "seconds": the seed's training time so far, resumed sessions included), on every rank.
+    data_parallel: as in `finetune`; rank 0 writes the files.
     Returns (summary dict, the model of the seed with the best validation score)."""
     _check_callback(on_epoch)  # before any seed trains, not after its first epoch
     if checkpoint_dir is not None and os.path.exists(checkpoint_dir) and not os.path.isdir(checkpoint_dir):
@@ -244,7 +296,8 @@ def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1
     runs, best_model, best_valid = [], None, None
     for seed in seeds:
         result, model = _run_seed(make_loaders, model_config, int(seed), epochs, lr, metric, encoder_state,
-                                  progress, max_batches, checkpoint_dir, checkpoint_every, keep_best_model, on_epoch)
+                                  progress, max_batches, checkpoint_dir, checkpoint_every, keep_best_model, on_epoch,
+                                  data_parallel)
         runs.append(result)
         if keep_best_model and _better(metric, result["valid"], best_valid):
             best_valid, best_model = result["valid"], model
@@ -258,8 +311,9 @@ def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1
 
 
 def _run_seed(make_loaders, model_config, seed, epochs, lr, metric, encoder_state, progress, max_batches,
-              checkpoint_dir, checkpoint_every, keep_model, on_epoch=None):
+              checkpoint_dir, checkpoint_every, keep_model, on_epoch=None, data_parallel=None):
     """(result, model or None) of one seed, resumed or skipped when checkpoint_dir says so."""
+    rank, size = training_ranks(data_parallel)
     result_path = ckpt_path = None
     if checkpoint_dir is not None:
         result_path = os.path.join(checkpoint_dir, f"seed{seed}.json")
@@ -272,7 +326,8 @@ def _run_seed(make_loaders, model_config, seed, epochs, lr, metric, encoder_stat
             saved = ckpt.load_checkpoint(ckpt_path, f"seed {seed}")
             if saved.get("done"):  # killed after the final checkpoint, before the JSON
                 finished = json.loads(saved["result"])
-                ckpt.write_json_atomic(result_path, finished)
+                if rank == 0:
+                    ckpt.write_json_atomic(result_path, finished)
         if finished is not None:
             model = None
             if keep_model and os.path.exists(ckpt_path):
@@ -287,13 +342,16 @@ def _run_seed(make_loaders, model_config, seed, epochs, lr, metric, encoder_stat
     seed_epoch = None if on_epoch is None else (lambda epoch, record: on_epoch(seed, epoch, record))
     result = finetune(model, train_loader, valid_loader, test_loader, epochs, lr, metric=metric,
                       progress=progress, description=f"seed {seed}", max_batches=max_batches, on_epoch=seed_epoch,
-                      checkpoint=ckpt_path, checkpoint_every=checkpoint_every)
+                      checkpoint=ckpt_path, checkpoint_every=checkpoint_every, data_parallel=size > 1)
     result["seed"] = seed
     if checkpoint_dir is not None:
-        # The training state is no longer needed: keep the best weights (the model holds them now).
-        ckpt.save_checkpoint(ckpt_path, {"done": True, "best_state": model.state_dict(),
-                                         "result": json.dumps(result, default=float)})
-        ckpt.write_json_atomic(result_path, result)
+        if rank == 0:
+            # The training state is no longer needed: keep the best weights (the model holds them now).
+            ckpt.save_checkpoint(ckpt_path, {"done": True, "best_state": model.state_dict(),
+                                             "result": json.dumps(result, default=float)})
+            ckpt.write_json_atomic(result_path, result)
+        if size > 1:
+            dist.barrier()  # no rank looks at the next seed's files before rank 0 wrote this one's
     return result, model
 
 
@@ -311,13 +369,15 @@ def default_metric(dataset):
 def finetune_dataset(dataset, split="scaffold", seeds=(0, 1, 2), epochs=100, batch_size=32, lr=1e-3, metric=None,
                      num_layers=5, emb_dim=300, conv="gin", jk="last", pool="mean", dropout=0.5, encoder_path=None,
                      progress=False, max_batches=None, eval_batch_size=256, checkpoint_dir=None, checkpoint_every=5,
-                     keep_best_model=True, on_epoch=None):
+                     keep_best_model=True, on_epoch=None, virtual_node=False, data_parallel=None):
     """Hu et al.'s fine-tuning protocol on a MoleculeDataset (sampan.helix.data): split (the
     deterministic scaffold split by default; a seeded split uses seed 0 for every run so that all
     seeds see the same molecules; or (train, valid, test) index arrays, used as they are), one run per seed, test at the best-validation epoch as mean +-
     std. encoder_path: a pretrained encoder (sampan helix pretrain) to start from.
     checkpoint_dir: per-seed checkpoints and results that make the call resumable (finetune_seeds).
     on_epoch(seed, epoch, record): called after every epoch (finetune_seeds).
+    virtual_node: OGB's virtual node in the encoder (GIN-virtual).
+    data_parallel: as in `finetune` (batch_size is per rank).
     Returns (summary dict, best model)."""
     from .split import split_dataset
     from .data import DataLoader
@@ -334,7 +394,7 @@ def finetune_dataset(dataset, split="scaffold", seeds=(0, 1, 2), epochs=100, bat
                          f"({len(train)}/{len(valid)}/{len(test)})")
     metric = metric or default_metric(dataset)
     config = dict(num_tasks=dataset.num_tasks, featurizer=dataset.featurizer, num_layers=num_layers, emb_dim=emb_dim,
-                  conv=conv, jk=jk, pool=pool, dropout=dropout)
+                  conv=conv, jk=jk, pool=pool, dropout=dropout, virtual_node=bool(virtual_node))
     encoder_state, provenance = None, None
     if encoder_path is not None:
         payload = load_encoder_payload(encoder_path)
@@ -346,7 +406,7 @@ def finetune_dataset(dataset, split="scaffold", seeds=(0, 1, 2), epochs=100, bat
                 DataLoader(test, eval_batch_size))
 
     summary, best = finetune_seeds(loaders, config, seeds, epochs, lr, metric, encoder_state, progress, max_batches,
-                                   keep_best_model, checkpoint_dir, checkpoint_every, on_epoch)
+                                   keep_best_model, checkpoint_dir, checkpoint_every, on_epoch, data_parallel)
     summary.update(split=split, split_sizes=[len(train), len(valid), len(test)], batch_size=batch_size,
                    molecules=len(dataset), tasks=dataset.num_tasks, task_names=list(dataset.label_names),
                    featurizer=dataset.featurizer,

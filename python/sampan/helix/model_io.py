@@ -3,7 +3,7 @@ written through sampan.save (a temp file, then a rename), with a "kind" that the
 import numpy as np
 
 import sampan
-from .models import GNNEncoder
+from .models import encoder_from_config
 
 ENCODER_KIND = "sampan.helix.GNNEncoder"
 
@@ -58,9 +58,7 @@ def load_encoder_payload(path):
 def load_encoder(path):
     """The GNNEncoder saved by save_encoder (in eval mode) and its provenance."""
     payload = load_encoder_payload(path)
-    c = payload["config"]
-    featurizer = c["featurizer"] if isinstance(c["featurizer"], str) else (tuple(c["featurizer"][0]), tuple(c["featurizer"][1]))
-    encoder = GNNEncoder(featurizer, c["num_layers"], c["emb_dim"], c["conv"], c["jk"], c["dropout"], c.get("gat_heads", 2))
+    encoder = encoder_from_config(payload["config"])
     encoder.load_state_dict(payload["state"])
     encoder.eval()
     return encoder, payload.get("provenance", {})
@@ -68,9 +66,9 @@ def load_encoder(path):
 
 def check_encoder_fits(payload, model_config, path):
     """Raises a ValueError naming the field when a saved encoder cannot go into a GraphModel built
-    from model_config (different featurizer, width, depth or layer type)."""
-    saved = payload["config"]
-    for field in ("featurizer", "num_layers", "emb_dim", "conv", "jk"):
+    from model_config (different featurizer, width, depth, layer type or virtual node)."""
+    saved = dict({"virtual_node": False}, **payload["config"])  # encoders saved before the field had none
+    for field in ("featurizer", "num_layers", "emb_dim", "conv", "jk", "virtual_node"):
         want = model_config.get(field)
         got = saved.get(field)
         if isinstance(want, tuple):

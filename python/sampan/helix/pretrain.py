@@ -31,6 +31,7 @@ from ..callbacks import Callback
 from ..hapi.model import Model
 from ..metric import Metric
 from . import checkpoint as ckpt
+from . import ranks
 from .finetune import as_loader as finetune_loader
 from .finetune import too_small, trainer, train_epoch  # noqa: F401 (train_epoch: sampan.helix.pretrain's before)
 from .model_io import (ENCODER_KIND, check_encoder_fits, load_encoder, load_encoder_payload,  # noqa: F401
@@ -229,28 +230,6 @@ class _TaskStats(Metric):
         return "accuracy"
 
 
-class _Shard:
-    """This rank's batches of each epoch of a helix DataLoader (its shard method), as a loader for
-    sp.Model; its shuffling state is the loader's."""
-
-    def __init__(self, loader, rank, size, max_batches):
-        self.loader, self.rank, self.size, self.max_batches = loader, rank, size, max_batches
-
-    def __iter__(self):
-        return self.loader.shard(self.rank, self.size, self.max_batches)
-
-    def __len__(self):
-        n = len(self.loader) if self.max_batches is None else min(len(self.loader), int(self.max_batches))
-        return n // self.size
-
-    def state_dict(self):
-        return self.loader.state_dict() if hasattr(self.loader, "state_dict") else None
-
-    def load_state_dict(self, state):
-        if hasattr(self.loader, "load_state_dict"):
-            self.loader.load_state_dict(state)
-
-
 class _PretrainRecord(Callback):
     """pretrain's history (mean loss and accuracy of each epoch's steps; under data parallelism
     the mean of the ranks' means), molecules and seconds, its checkpoint and on_epoch."""
@@ -339,14 +318,8 @@ def pretrain(task_model, loader, epochs=1, lr=1e-3, progress=False, max_batches=
     if data_parallel is None:
         data_parallel = dist.world_size() > 1
     rank, size = (dist.rank(), dist.world_size()) if data_parallel else (0, 1)
-    if size > 1 and getattr(loader, "shard", None) is None:
-        raise TypeError("data-parallel pretraining needs a sampan.helix.data.DataLoader (its shard method "
-                        f"splits each epoch's batches between the ranks), got {type(loader).__name__}")
     if size > 1:
-        per_epoch = len(loader) if max_batches is None else min(len(loader), int(max_batches))
-        if per_epoch < size:
-            raise ValueError(f"data-parallel pretraining: {per_epoch} batch(es) of {loader.batch_size} molecules per "
-                             f"epoch cannot be shared by {size} ranks; use smaller batches or more molecules")
+        ranks.check_shareable(loader, max_batches, size, "data-parallel pretraining")
     stats = _TaskStats()
     trained = Model(task_model, split_batch=lambda batch: ([batch], [batch]))
     optimizer = sampan.optim.Adam(task_model.parameters(), lr=lr)
@@ -368,7 +341,7 @@ def pretrain(task_model, loader, epochs=1, lr=1e-3, progress=False, max_batches=
             ckpt.set_numpy_rng_state(task_model.rng, state)
     record = _PretrainRecord(stats, size, rank == 0, task_model, on_epoch, checkpoint, checkpoint_every, settings)
     bar = EpochProgress(progress and rank == 0, type(task_model).__name__)
-    batches = _Shard(loader, rank, size, max_batches) if size > 1 else finetune_loader(loader)
+    batches = ranks.RankShard(loader, rank, size, max_batches) if size > 1 else finetune_loader(loader)
     trained.fit(batches, epochs=epochs, verbose=0, callbacks=[record, bar],
                 max_batches=max_batches if size == 1 else None, skip_batch=too_small)
     seconds = record.seconds()
@@ -381,8 +354,7 @@ def _own_random_streams(task_model, rank):
     shared ones, so that ranks do not draw the same pattern for their different molecules."""
     if hasattr(task_model, "rng"):
         task_model.rng = np.random.default_rng([rank, *task_model.rng.integers(0, 2**32, size=4).tolist()])
-    seed, offset = sampan.default_generator.get_state()
-    sampan.default_generator.set_state(((int(seed) + 0x9E3779B97F4A7C15 * rank) % 2**64, int(offset)))
+    ranks.own_dropout_stream(rank)
 
 
 class _SupervisedModel(nn.Module):

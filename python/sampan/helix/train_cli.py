@@ -72,6 +72,9 @@ def add_finetune_parser(subparsers):
     p.add_argument("--model-out", default=None, help="best model HDF5 (default: next to --out, .h5)")
     p.add_argument("--checkpoint-dir", default=None,
                    help="resumable: per-seed checkpoints and results here; rerun the command to continue")
+    p.add_argument("--virtual-node", action="store_true",
+                   help="OGB's virtual node in the encoder (GIN-virtual): a graph-wide node added to every "
+                        "atom before each layer")
     _model_arguments(p, dropout=0.5)
     p.set_defaults(run=run_finetune)
     return p
@@ -143,6 +146,7 @@ def run_pretrain(args):
 
 def _finetune(args):
     import sampan
+    from .. import distributed as dist
     from .finetune import finetune_dataset, save_model
     if args.threads:
         sampan.set_num_threads(args.threads)
@@ -150,12 +154,23 @@ def _finetune(args):
     if dataset.num_tasks == 0:
         print(f"sampan helix finetune: error: {args.dataset} has no label columns", file=sys.stderr)
         return 2
-    print(f"{args.dataset}: {len(dataset)} molecules, {dataset.num_tasks} tasks ({args.featurizer} features)")
+    ranks = dist.world_size()  # under mpirun: data-parallel (--batch-size per rank), rank 0 prints and writes
+    root = dist.rank() == 0
+    if root:
+        print(f"{args.dataset}: {len(dataset)} molecules, {dataset.num_tasks} tasks ({args.featurizer} features)"
+              + (f", data-parallel over {ranks} ranks" if ranks > 1 else ""))
     start = time.perf_counter()
     summary, best = finetune_dataset(dataset, official_split or args.split, args.seeds, args.epochs, args.batch_size, args.lr,
                                      args.metric, args.layers, args.emb_dim, args.conv, args.jk, args.pool,
                                      args.dropout, args.pretrained, progress=not args.no_progress,
-                                     max_batches=args.max_batches, checkpoint_dir=args.checkpoint_dir)
+                                     max_batches=args.max_batches, checkpoint_dir=args.checkpoint_dir,
+                                     virtual_node=args.virtual_node)
+    if not root:
+        return 0
+    if best is None:
+        raise ValueError(f"no seed got a validation {summary['metric']} on {args.dataset} (for ROC-AUC the validation "
+                         f"part, {summary['split_sizes'][1]} molecules, needs both classes of some task); no model written")
+    summary["ranks"] = ranks
     summary["dataset"] = os.path.abspath(args.dataset)
     if official_split is not None:
         summary["split"] = f"{args.split} (official, {os.path.join(args.dataset, 'split', args.split)})"
