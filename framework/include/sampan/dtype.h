@@ -36,12 +36,10 @@ struct BFloat16 {
   BFloat16(float f) {  // NOLINT
     uint32_t u;
     std::memcpy(&u, &f, 4);
-    if ((u & 0x7fffffffu) > 0x7f800000u) {  // NaN: keep it a quiet NaN
-      bits = static_cast<uint16_t>((u >> 16) | 0x40);
-      return;
-    }
-    u += 0x7fffu + ((u >> 16) & 1u);
-    bits = static_cast<uint16_t>(u >> 16);
+    // A select, not a branch, so conversion loops vectorize. NaN stays a quiet NaN.
+    const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    const uint32_t quiet_nan = (u >> 16) | 0x40u;
+    bits = static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
   }
   operator float() const {
     uint32_t u = static_cast<uint32_t>(bits) << 16;

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <tuple>
 
+#include <omp.h>
 #include <oneapi/dnnl/dnnl.hpp>
 #endif
 
@@ -25,8 +26,9 @@ dnnl::engine& cpu_engine() {
 }
 
 // A matmul primitive per geometry: creating one (its descriptor picks and JIT-compiles a kernel)
-// costs far more than a small product, and training repeats the same few shapes every step.
-using Geometry = std::tuple<int, int, bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t>;
+// costs far more than a small product, and training repeats the same few shapes every step. The
+// thread count is part of the key: a primitive keeps the one it was created with.
+using Geometry = std::tuple<int, int, bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int>;
 constexpr size_t kMaxCached = 512;  // a run with ever-new shapes drops the table rather than grow
 
 dnnl::memory::desc matrix(int64_t rows, int64_t cols, int64_t ld, bool trans, dt type) {
@@ -43,7 +45,8 @@ const Prepared& primitive(dt in, dt out, bool ta, bool tb, int64_t m, int64_t n,
                               int64_t ldb, int64_t ldc) {
   static std::mutex lock;
   static std::map<Geometry, Prepared> cache;
-  const Geometry key{static_cast<int>(in), static_cast<int>(out), ta, tb, m, n, k, lda, ldb, ldc};
+  const Geometry key{static_cast<int>(in), static_cast<int>(out), ta, tb, m, n, k, lda, ldb, ldc,
+                     omp_get_max_threads()};
   std::lock_guard<std::mutex> hold(lock);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;

@@ -120,6 +120,7 @@ kernels::AxisIndexLayout axis_layout(const Shape& index, int64_t d, const Shape&
 // ------------------------------------------------------------------------------------------
 
 SAMPAN_OP(core, index_select)
+    .amp(AmpCast::Float32)  // its gradient accumulates (index_add / scatter_add)
     .doc("x at the positions `index` along `axis` (NumPy's take): the axis is replaced by the "
          "index's shape. Negative indices count from the end.")
     .args("x", "axis", "index")
@@ -198,6 +199,7 @@ void index_update(const char* op, const Tensor& x, int64_t axis, const Tensor& i
 }  // namespace
 
 SAMPAN_OP(core, index_add)
+    .amp(AmpCast::Float32)
     .doc("A copy of x with src's slices added at the positions `index` along `axis` (duplicates "
          "accumulate, in index order). src has x's shape with the axis replaced by the index's "
          "shape, or broadcasts to it.")
@@ -276,6 +278,7 @@ SAMPAN_OP(core, index_copy)
     .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(1), from_vector({3, 0}, {2}, DType::Int64), f64({3, 2}, 0.9)}}; });
 
 SAMPAN_OP(core, gather)
+    .amp(AmpCast::Float32)  // its gradient accumulates (index_add / scatter_add)
     .doc("out[i][j][k] = x[index[i][j][k]][j][k] for axis 0 (likewise for other axes): index has "
          "x's rank and, off the axis, sizes no larger than x's; out has the index's shape.")
     .args("x", "axis", "index")
@@ -318,6 +321,7 @@ SAMPAN_OP(core, gather)
     .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(1), from_vector({0, 3, 3, 1, 2, 2}, {3, 2}, DType::Int64)}}; });
 
 SAMPAN_OP(core, scatter_add)
+    .amp(AmpCast::Float32)
     .doc("A copy of x with out[index[i][j]][j] += src[i][j] for axis 0 (likewise for other axes); "
          "src has (or broadcasts to) the index's shape. Duplicates accumulate in index order.")
     .args("x", "axis", "index", "src")

@@ -251,6 +251,7 @@ Grads extreme_vjp(const VjpContext& c) {
 }  // namespace
 
 SAMPAN_OP(core, segment_sum)
+    .amp(AmpCast::Float32)
     .doc("out[s] = sum of data[r] over the rows r with segment_ids[r] == s (0 for an empty "
          "segment); ids may be unsorted; num_segments = -1 infers max(id) + 1.")
     .args("data", "segment_ids", "num_segments")
@@ -271,6 +272,7 @@ SAMPAN_OP(core, segment_sum)
     .samples([] { return std::vector<Values>{{f64({5, 3}), from_vector({2, 0, 2, 3, 0}, {5}, DType::Int64), int64_t(4)}, {f64({4}), from_vector({0, 0, 1, 1}, {4}, DType::Int64), int64_t(-1)}}; });
 
 SAMPAN_OP(core, gather_add_scatter)
+    .amp(AmpCast::Float32)
     .doc("Message passing in one pass: out[s] = sum over the entries e with scatter_index[e] == s of "
          "x[gather_index[e]] + edge[e] (edge optional: [E, ...] like x's rows; gather_index in [0, rows of "
          "x)), i.e. "

@@ -27,8 +27,10 @@ LINEAR_READOUTS = ("sum", "mean")  # the readouts that commute with a Linear lay
 
 
 def _plus(fresh, other):
-    """fresh + other, in place when no gradient is recorded (``fresh`` is a temporary we made)."""
-    return fresh.add_(other) if not sampan.is_grad_enabled() else fresh + other
+    """fresh + other, in place when no gradient is recorded (``fresh`` is a temporary we made) and
+    the sum keeps its dtype (under autocast a bfloat16 product plus a float32 bias does not)."""
+    in_place = not sampan.is_grad_enabled() and sampan.promote_types(fresh.dtype, other.dtype) == fresh.dtype
+    return fresh.add_(other) if in_place else fresh + other
 
 
 def relu(fresh):
