@@ -13,13 +13,12 @@ def _device_type(device):
 class autocast:  # noqa: N801  (named as torch.autocast / paddle.amp.auto_cast users expect)
     """Mixed precision for the ops run inside it, on one device type.
 
-    device: 'cpu' or 'cuda' (an index is ignored: the scope covers the device type).
-    dtype: sp.bfloat16 or sp.float16; None gives the device's default (bfloat16 on the CPU,
-        float16 on CUDA).
-    enabled: False opens a scope with autocast off (e.g. around a part that must stay float32).
-    low_precision_ops, float32_ops: op names ('matmul', 'core::softmax', a custom op's
-        'ns::name') moved between the lists for this scope, like Paddle's custom white and black
-        lists.
+    ``device``: 'cpu' or 'cuda' (an index is ignored: the scope covers the device type).
+    ``dtype``: sp.bfloat16 or sp.float16; None gives the device's default (bfloat16 on the CPU,
+    float16 on CUDA). ``enabled``: False opens a scope with autocast off (e.g. around a part that
+    must stay float32). ``low_precision_ops``, ``float32_ops``: op names ('matmul',
+    'core::softmax', a custom op's 'ns::name') moved between the lists for this scope, like
+    Paddle's custom white and black lists.
 
     Inside, float32 arguments of low-precision ops (matmul, hence linear layers and einsum) are
     cast to ``dtype``; float16/bfloat16 arguments of float32 ops (sum, mean, softmax,

@@ -81,7 +81,7 @@ class GradScaler:
         st["unscaled"], st["found_inf"] = True, found
 
     def step(self, optimizer, *args, **kwargs):
-        """Unscales (unless unscale_ was called) and steps ``optimizer``, or skips the step when
+        """Unscales (unless ``unscale_`` was called) and steps ``optimizer``, or skips the step when
         a gradient is inf or NaN. Returns the optimizer's return value, None when skipped."""
         if not self._enabled:
             return optimizer.step(*args, **kwargs)
