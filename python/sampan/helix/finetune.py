@@ -101,14 +101,15 @@ class _Batches:
         return len(self.batches)
 
 
-def trainer(model, optimizer=None, classification=True, metric=None, data_parallel=False):
+def trainer(model, optimizer=None, classification=True, metric=None, data_parallel=False, amp=None):
     """An sp.Model over a graph model: batches go whole to it, the loss is masked_loss, and
     `metric` (a name of helix.metrics.METRICS) is the evaluations' MaskedMetric; data_parallel
-    True (under mpirun) averages the gradients over the ranks."""
+    True (under mpirun) averages the gradients over the ranks; amp: mixed precision as
+    sp.Model.prepare's (None, 'bfloat16', 'float16')."""
     trained = Model(model, split_batch=whole_batch)
     trained.prepare(optimizer, functools.partial(masked_loss, classification=classification),
                     metrics=None if metric is None else metric_functions.MaskedMetric(metric),
-                    data_parallel=data_parallel)
+                    data_parallel=data_parallel, amp=amp)
     return trained
 
 
@@ -213,7 +214,7 @@ def _legacy_callbacks(saved):
 
 def finetune(model, train_loader, valid_loader, test_loader=None, epochs=100, lr=1e-3, weight_decay=0.0,
              metric="roc_auc", progress=False, description="finetune", max_batches=None, on_epoch=None,
-             checkpoint=None, checkpoint_every=5, data_parallel=None):
+             checkpoint=None, checkpoint_every=5, data_parallel=None, amp=None):
     """Trains `model` for `epochs` (on sp.Model), evaluating validation (and test) after each
     epoch; at the end the model holds the weights of the best-validation epoch. Returns a dict
     with the history (train_loss, valid, test per epoch), best_epoch (1-based), valid and test at
@@ -225,6 +226,8 @@ def finetune(model, train_loader, valid_loader, test_loader=None, epochs=100, lr
     rounded down to a multiple of the ranks, shared between them).
     data_parallel: None (the default) trains data-parallel when there are several MPI ranks
     (see the module's notes; train_loader's batch_size is then per rank); False: on its own.
+    amp: mixed precision (None, 'bfloat16', 'float16'): forward passes and losses under
+    sp.amp.autocast, parameters float32 (docs/mixed-precision.md).
 
     checkpoint: a file path. Every `checkpoint_every` epochs (and after the last) the whole
     training state is written there (sampan.helix.checkpoint: sp.Model's checkpoint state with the
@@ -236,7 +239,7 @@ def finetune(model, train_loader, valid_loader, test_loader=None, epochs=100, lr
         ranks.check_shareable(train_loader, max_batches, size, "data-parallel fine-tuning")
     classification = is_classification(metric)
     optimizer = sampan.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
-    trained = trainer(model, optimizer, classification, metric, data_parallel=size > 1)  # rank 0's weights
+    trained = trainer(model, optimizer, classification, metric, data_parallel=size > 1, amp=amp)  # rank 0's weights
     if size > 1:
         ranks.own_dropout_stream(rank)
     settings = dict(epochs=int(epochs), lr=float(lr), weight_decay=float(weight_decay), metric=metric)
@@ -274,7 +277,7 @@ def finetune(model, train_loader, valid_loader, test_loader=None, epochs=100, lr
 
 def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1e-3, metric="roc_auc",
                    encoder_state=None, progress=False, max_batches=None, keep_best_model=True,
-                   checkpoint_dir=None, checkpoint_every=5, on_epoch=None, data_parallel=None):
+                   checkpoint_dir=None, checkpoint_every=5, on_epoch=None, data_parallel=None, amp=None):
     """Runs `finetune` once per seed and summarizes test (and validation) at the best-validation
     epoch as mean and standard deviation (population std, as Hu et al.'s parse script with numpy).
 
@@ -287,7 +290,7 @@ def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1
     seed<k>.json its result. A seed whose result exists is not trained again.
     on_epoch(seed, epoch, record) is called after each epoch that trains (record as in `finetune`,
     plus "seconds": the seed's training time so far, resumed sessions included), on every rank.
-    data_parallel: as in `finetune`; rank 0 writes the files.
+    data_parallel, amp: as in `finetune`; rank 0 writes the files.
     Returns (summary dict, the model of the seed with the best validation score)."""
     _check_callback(on_epoch)  # before any seed trains, not after its first epoch
     if checkpoint_dir is not None and os.path.exists(checkpoint_dir) and not os.path.isdir(checkpoint_dir):
@@ -297,7 +300,7 @@ def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1
     for seed in seeds:
         result, model = _run_seed(make_loaders, model_config, int(seed), epochs, lr, metric, encoder_state,
                                   progress, max_batches, checkpoint_dir, checkpoint_every, keep_best_model, on_epoch,
-                                  data_parallel)
+                                  data_parallel, amp)
         runs.append(result)
         if keep_best_model and _better(metric, result["valid"], best_valid):
             best_valid, best_model = result["valid"], model
@@ -311,7 +314,7 @@ def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1
 
 
 def _run_seed(make_loaders, model_config, seed, epochs, lr, metric, encoder_state, progress, max_batches,
-              checkpoint_dir, checkpoint_every, keep_model, on_epoch=None, data_parallel=None):
+              checkpoint_dir, checkpoint_every, keep_model, on_epoch=None, data_parallel=None, amp=None):
     """(result, model or None) of one seed, resumed or skipped when checkpoint_dir says so."""
     rank, size = training_ranks(data_parallel)
     result_path = ckpt_path = None
@@ -342,7 +345,7 @@ def _run_seed(make_loaders, model_config, seed, epochs, lr, metric, encoder_stat
     seed_epoch = None if on_epoch is None else (lambda epoch, record: on_epoch(seed, epoch, record))
     result = finetune(model, train_loader, valid_loader, test_loader, epochs, lr, metric=metric,
                       progress=progress, description=f"seed {seed}", max_batches=max_batches, on_epoch=seed_epoch,
-                      checkpoint=ckpt_path, checkpoint_every=checkpoint_every, data_parallel=size > 1)
+                      checkpoint=ckpt_path, checkpoint_every=checkpoint_every, data_parallel=size > 1, amp=amp)
     result["seed"] = seed
     if checkpoint_dir is not None:
         if rank == 0:
@@ -369,7 +372,7 @@ def default_metric(dataset):
 def finetune_dataset(dataset, split="scaffold", seeds=(0, 1, 2), epochs=100, batch_size=32, lr=1e-3, metric=None,
                      num_layers=5, emb_dim=300, conv="gin", jk="last", pool="mean", dropout=0.5, encoder_path=None,
                      progress=False, max_batches=None, eval_batch_size=256, checkpoint_dir=None, checkpoint_every=5,
-                     keep_best_model=True, on_epoch=None, virtual_node=False, data_parallel=None):
+                     keep_best_model=True, on_epoch=None, virtual_node=False, data_parallel=None, amp=None):
     """Hu et al.'s fine-tuning protocol on a MoleculeDataset (sampan.helix.data): split (the
     deterministic scaffold split by default; a seeded split uses seed 0 for every run so that all
     seeds see the same molecules; or (train, valid, test) index arrays, used as they are), one run per seed, test at the best-validation epoch as mean +-
@@ -377,7 +380,7 @@ def finetune_dataset(dataset, split="scaffold", seeds=(0, 1, 2), epochs=100, bat
     checkpoint_dir: per-seed checkpoints and results that make the call resumable (finetune_seeds).
     on_epoch(seed, epoch, record): called after every epoch (finetune_seeds).
     virtual_node: OGB's virtual node in the encoder (GIN-virtual).
-    data_parallel: as in `finetune` (batch_size is per rank).
+    data_parallel: as in `finetune` (batch_size is per rank); amp: mixed precision, as in `finetune`.
     Returns (summary dict, best model)."""
     from .split import split_dataset
     from .data import DataLoader
@@ -406,8 +409,8 @@ def finetune_dataset(dataset, split="scaffold", seeds=(0, 1, 2), epochs=100, bat
                 DataLoader(test, eval_batch_size))
 
     summary, best = finetune_seeds(loaders, config, seeds, epochs, lr, metric, encoder_state, progress, max_batches,
-                                   keep_best_model, checkpoint_dir, checkpoint_every, on_epoch, data_parallel)
-    summary.update(split=split, split_sizes=[len(train), len(valid), len(test)], batch_size=batch_size,
+                                   keep_best_model, checkpoint_dir, checkpoint_every, on_epoch, data_parallel, amp)
+    summary.update(amp=amp, split=split, split_sizes=[len(train), len(valid), len(test)], batch_size=batch_size,
                    molecules=len(dataset), tasks=dataset.num_tasks, task_names=list(dataset.label_names),
                    featurizer=dataset.featurizer,
                    pretrained=None if encoder_path is None else {"path": str(encoder_path), "provenance": provenance},

@@ -72,6 +72,8 @@ def add_finetune_parser(subparsers):
     p.add_argument("--model-out", default=None, help="best model HDF5 (default: next to --out, .h5)")
     p.add_argument("--checkpoint-dir", default=None,
                    help="resumable: per-seed checkpoints and results here; rerun the command to continue")
+    p.add_argument("--amp", default=None, choices=["bfloat16", "float16"],
+                   help="mixed precision: forward passes under sp.amp.autocast with this dtype, float32 weights")
     p.add_argument("--virtual-node", action="store_true",
                    help="OGB's virtual node in the encoder (GIN-virtual): a graph-wide node added to every "
                         "atom before each layer")
@@ -164,7 +166,7 @@ def _finetune(args):
                                      args.metric, args.layers, args.emb_dim, args.conv, args.jk, args.pool,
                                      args.dropout, args.pretrained, progress=not args.no_progress,
                                      max_batches=args.max_batches, checkpoint_dir=args.checkpoint_dir,
-                                     virtual_node=args.virtual_node)
+                                     virtual_node=args.virtual_node, amp=args.amp)
     if not root:
         return 0
     if best is None:
