@@ -92,6 +92,17 @@ def time_sampan(batches, layers, emb_dim, threads, repeats, timer=time.perf_coun
     return _best(train, repeats, timer), _best(infer, repeats, timer)
 
 
+def step_peak_bytes(batches, layers, emb_dim, threads, amp=None):
+    """Peak CPU bytes allocated during one training pass over the batches, above what was held
+    before it (after a warm-up pass, so Adam's state is already there)."""
+    train, _ = sampan_steps(batches, layers, emb_dim, threads, amp)
+    train()
+    base = sp.profiler.memory_allocated("cpu")
+    sp.profiler.reset_peak_memory_stats("cpu")
+    train()
+    return sp.profiler.max_memory_allocated("cpu") - base
+
+
 def compare_amp(batches, layers, emb_dim, threads, repeats, timer, amp):
     """Best-of-`repeats` times of float32 and autocast(amp) steps, interleaved pass by pass in this
     process: (float32 train, amp train, float32 infer, amp infer)."""
@@ -270,6 +281,9 @@ def main():
                 print(f"{'':>4} {'':>3}  autocast({args.amp}) against float32, interleaved: train {molecules / at:.1f} "
                       f"vs {molecules / ft:.1f} mol/s ({ft / at:.2f}x), infer {molecules / ai:.1f} vs "
                       f"{molecules / fi:.1f} ({fi / ai:.2f}x)", flush=True)
+                p32, pamp = (step_peak_bytes(batches[:1], args.layers, dim, threads, a) for a in (None, args.amp))
+                print(f"{'':>4} {'':>3}  peak memory of a training step above the model and Adam's state: "
+                      f"float32 {p32 / 2**20:.1f} MiB, autocast {pamp / 2**20:.1f} MiB ({pamp / p32:.2f}x)", flush=True)
     print("ratio = sampan molecules/s / PyG molecules/s (> 1: sampan faster)")
     if args.profile:
         for dim in args.emb_dim:

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "sampan/error.h"
+#include "sampan/ops.h"
 
 namespace sampan {
 
@@ -65,6 +66,13 @@ bool wants_cast(AmpCast policy, DType from, DType low) {
 
 Tensor cast_to(const Tensor& t, DType to) {
   static const OpSchema& cast = find_op("core::cast");
+  // A transposed matrix (x.mT, as nn.Linear passes its weight) is cast in its storage order,
+  // where the conversion is one contiguous pass, and transposed back: matmul takes the view
+  // without a copy.
+  if (t.dim() >= 2 && !t.is_contiguous()) {
+    Tensor stored = transpose(t, -2, -1);
+    if (stored.is_contiguous()) return transpose(cast_to(stored, to), -2, -1);
+  }
   State& s = state();
   const bool cacheable = t.is_leaf() && t.requires_grad();
   if (cacheable) {

@@ -3,6 +3,7 @@
 #include "sampan/ops.h"
 #include "elementwise_support.h"
 #include "sample_support.h"
+#include "../kernels/bf16_convert.h"
 
 using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
@@ -12,6 +13,15 @@ namespace {
 
 // dst[i] = convert(src[i]) with src broadcast to dst's shape, any layouts, any dtypes.
 void convert_into(const Tensor& src, const Tensor& dst) {
+  // autocast's casts: contiguous float32 <-> bfloat16 of one shape, through the vectorized kernel.
+  if (src.is_contiguous() && dst.is_contiguous() && src.shape() == dst.shape()) {
+    if (src.dtype() == DType::Float32 && dst.dtype() == DType::BFloat16)
+      return kernels::float_to_bfloat16(static_cast<const float*>(src.raw_data()),
+                                        static_cast<BFloat16*>(dst.raw_data()), dst.numel());
+    if (src.dtype() == DType::BFloat16 && dst.dtype() == DType::Float32)
+      return kernels::bfloat16_to_float(static_cast<const BFloat16*>(src.raw_data()),
+                                        static_cast<float*>(dst.raw_data()), dst.numel());
+  }
   visit_all(src.dtype(), "copy", [&](auto in_tag) {
     using In = typename decltype(in_tag)::type;
     visit_all(dst.dtype(), "copy", [&](auto out_tag) {
