@@ -60,8 +60,6 @@ _LAZY_SUBPACKAGES = ("nn", "optim", "io", "distributed", "quantum", "deepmd", "h
 # The high-level training API (sp.Model, sp.metric, sp.callbacks) loads on first use too.
 _LAZY_SUBPACKAGES += ("hapi", "metric", "callbacks", "jit", "amp")
 _LAZY_NAMES = {"Model": "hapi"}  # name -> the subpackage that defines it
-# Names a PyTorch or Paddle user may reach for that sampan does not have yet (README, Status).
-_NOT_YET = {}
 
 
 def __getattr__(name):
@@ -71,6 +69,4 @@ def __getattr__(name):
     if name in _LAZY_NAMES:
         import importlib
         return getattr(importlib.import_module(f".{_LAZY_NAMES[name]}", __name__), name)
-    if name in _NOT_YET:
-        raise AttributeError(f"module 'sampan' has no attribute '{name}': {_NOT_YET[name]} is not in sampan yet")
     raise AttributeError(f"module 'sampan' has no attribute '{name}'")
