@@ -1,10 +1,11 @@
-// The LennardJones Potential: a (Verlet) full neighbour list and the full-list kernel.
+// The LennardJones Potential: a Verlet half list with ghost atoms for the periodic images, and its pair loop.
 #include "sampan/deepmd/md/lennard_jones.h"
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
+#include "md/ghost_list.h"
 #include "md/lj_kernels.h"
 #include "sampan/error.h"
 #include "sampan/op.h"
@@ -38,6 +39,7 @@ LennardJones::LennardJones(int ntypes, std::vector<double> eps, std::vector<doub
                            double skin)
     : ntypes_(ntypes), eps_(std::move(eps)), sigma_(std::move(sigma)), rcut_(rcut), skin_(skin), shift_(shift) {
   check_table(ntypes_, eps_, sigma_, rcut_);
+  work_ = std::make_shared<Workspace>();
   coefficients_ = std::make_shared<kernels::LjCoefficients>(
       kernels::LjTable{ntypes_, eps_.data(), sigma_.data(), rcut_, shift_});
   SAMPAN_CHECK(skin_ >= 0 && std::isfinite(skin_), ValueError, "LennardJones: skin must be >= 0 (Å), got ", skin_);
@@ -53,15 +55,25 @@ std::string LennardJones::describe() const {
   return os.str();
 }
 
+struct LennardJones::Workspace {
+  GhostedList list;
+  std::vector<double> built_at;
+  Box built_box;
+  std::vector<double> x_ext, f_ext, weight;
+  std::vector<int> types_ext;
+  kernels::LjScratch scratch;
+};
+
 bool LennardJones::list_is_stale(const double* positions, int64_t natoms, const Box& box) const {
-  if (builds_ == 0 || skin_ == 0 || list_.natoms != natoms || box.cell != built_box_.cell ||
-      box.periodic != built_box_.periodic)
+  const Workspace& w = *work_;
+  if (builds_ == 0 || skin_ == 0 || w.list.natoms != natoms || box.cell != w.built_box.cell ||
+      box.periodic != w.built_box.periodic)
     return true;
   const double limit2 = 0.25 * skin_ * skin_;  // (skin / 2)^2: two atoms may close in by skin
   for (int64_t k = 0; k < natoms; ++k) {
     double dr2 = 0;
     for (int a = 0; a < 3; ++a) {
-      const double dx = positions[3 * k + a] - built_at_[3 * k + a];
+      const double dx = positions[3 * k + a] - w.built_at[3 * k + a];
       dr2 += dx * dx;
     }
     if (dr2 > limit2) return true;
@@ -86,20 +98,33 @@ void LennardJones::evaluate(const double* positions, const int* types, int64_t n
   for (int64_t k = 0; k < natoms; ++k)
     SAMPAN_CHECK(types[k] >= 0 && types[k] < ntypes_, ValueError, "LennardJones: atom ", k, " has type ", types[k],
                  ", expected a type in [0, ", ntypes_, ")");
+  Workspace& w = *work_;
   if (list_is_stale(positions, natoms, box)) {
-    list_ = build_neighbor_list(positions, natoms, box, rcut_ + skin_, /*half=*/true);
-    built_at_.assign(positions, positions + 3 * natoms);
-    built_box_ = box;
+    w.list = ghost_half_list(build_neighbor_list(positions, natoms, box, rcut_ + skin_, /*half=*/true, /*vectors=*/false));
+    w.built_at.assign(positions, positions + 3 * natoms);
+    w.built_box = box;
     ++builds_;
   }
-  double* f = forces;
-  if (!f) {
-    forces_.resize(static_cast<size_t>(3 * natoms));
-    f = forces_.data();
+  const int64_t next = w.list.extended();
+  w.x_ext.resize(static_cast<size_t>(3 * next));
+  w.types_ext.resize(static_cast<size_t>(next));
+  w.f_ext.resize(static_cast<size_t>(3 * next));
+  place_ghosts(w.list, positions, types, box.cell.data(), w.x_ext.data(), w.types_ext.data());
+  const double* weight = nullptr;
+  if (nlocal < natoms) {  // owned atoms weigh 1/2 in each of their pairs, ghosts of owned atoms too
+    w.weight.resize(static_cast<size_t>(next));
+    for (int64_t k = 0; k < next; ++k) {
+      const int64_t atom = k < natoms ? k : w.list.owner[static_cast<size_t>(k - natoms)];
+      w.weight[static_cast<size_t>(k)] = atom < nlocal ? 0.5 : 0.0;
+    }
+    weight = w.weight.data();
   }
-  kernels::lj_half_list(positions, box.cell.data(), list_.offsets.data(), list_.neighbors.data(), list_.shifts.data(),
-                        natoms, nlocal, types, *static_cast<const kernels::LjCoefficients*>(coefficients_.get()),
-                        energy, f, virial);
+  kernels::LjGhostedPairs pairs{w.x_ext.data(), w.types_ext.data(), next,         natoms,
+                                w.list.offsets.data(), w.list.neighbors.data(), w.list.max_row, weight};
+  kernels::lj_ghosted_pairs(pairs, *static_cast<const kernels::LjCoefficients*>(coefficients_.get()), energy,
+                            w.f_ext.data(), virial, w.scratch);
+  fold_ghost_forces(w.list, w.f_ext.data());
+  if (forces) std::copy(w.f_ext.begin(), w.f_ext.begin() + 3 * natoms, forces);
 }
 
 std::pair<Tensor, Tensor> pair_tensors(const NeighborList& list, const Box& box) {

@@ -74,22 +74,44 @@ template <class T>
 void lj_hvp_pairs(const T* pos, int64_t natoms, const int64_t* types, const int64_t* pairs, const T* shifts,
                   int64_t npairs, const LjTable& table, const T* v_pos, const T* v_shifts, T* h_pos, T* h_shifts);
 
-// ---- The MD path: a half neighbour list (each pair once) with integer image shifts, separations
-// computed on the fly from the positions (d = x_j - x_i + n . cell), LAMMPS's coefficient form
-// (lj1 = 48 eps sigma^12, lj2 = 24 eps sigma^6, lj3 = 4 eps sigma^12, lj4 = 4 eps sigma^6, per
-// type pair, so no power or division beyond 1/r^2 per pair). Serial, in pair order: the same
-// bits for any thread count. The energy is E = sum over the first `nlocal` atoms of their atomic
-// energies e_i = 1/2 sum_j u_ij (nlocal = natoms: the whole system), so a pair weighs 1 when both
-// atoms are among the first nlocal, 1/2 when one is, 0 when none is; forces [natoms, 3] =
-// -dE/dx (overwritten); virial [9] (may be null) = sum over pairs of weight * d (x) f_j. ----
+// ---- The MD path: a half list in ghost form (md/ghost_list.h: periodic images are explicit ghost
+// atoms, neighbours are 4-byte extended indices), LAMMPS's coefficient form (lj1 = 48 eps
+// sigma^12, lj2 = 24 eps sigma^6, lj3 = 4 eps sigma^12, lj4 = 4 eps sigma^6, per type pair, so no
+// power or division beyond 1/r^2 per pair). The pairs of a row are evaluated in SIMD lanes (a
+// clone per instruction set) and their forces on j added in row order after; rows are split over
+// OpenMP threads in chunks, each thread with its own force rows, summed in thread order. So the
+// bits depend on the thread count and the CPU's vector width, and nothing else.
+//
+// A pair weighs weight[i] + weight[j] with weight = 1/2 for owned atoms and 0 for the others (weight null: every
+// atom owned, every pair weighs 1), so E sums the atomic energies e_i = 1/2 sum_j u_ij of the
+// owned atoms. f_ext [nextended, 3] = -dE/dx_ext (overwritten); virial [9] (may be null) = sum
+// over pairs of weight * d (x) f_j. Energy and virial are tallied only when asked for (as LAMMPS's
+// eflag / vflag), in a pass of their own: a step that needs neither skips their arithmetic, and
+// the forces are the same bits either way. ----
 struct LjCoefficients {
   int64_t ntypes = 0;
   std::vector<double> lj1, lj2, lj3, lj4, offset, cutsq;  // [ntypes * ntypes]
   explicit LjCoefficients(const LjTable& t);
 };
 
-void lj_half_list(const double* positions, const double* cell, const int64_t* offsets, const int64_t* neighbors,
-                  const int32_t* shifts, int64_t natoms, int64_t nlocal, const int* types, const LjCoefficients& c,
-                  double* energy, double* forces, double* virial);
+/// Buffers reused from call to call (per-thread force rows, per-row pair forces).
+struct LjScratch {
+  std::vector<std::vector<double>> thread_forces;
+  std::vector<std::vector<double>> row_forces;
+};
+
+struct LjGhostedPairs {
+  const double* x_ext;      // [nextended, 3]
+  const int* types_ext;     // [nextended]
+  int64_t nextended;
+  int64_t natoms;           // rows: the first natoms extended atoms
+  const int64_t* offsets;   // [natoms + 1]
+  const int32_t* neighbors; // extended indices
+  int64_t max_row;
+  const double* weight;     // [nextended] 0.5 owned / 0 not, or null (all owned)
+};
+
+void lj_ghosted_pairs(const LjGhostedPairs& pairs, const LjCoefficients& c, double* energy, double* f_ext,
+                      double* virial, LjScratch& scratch);
 
 }  // namespace sampan::deepmd::kernels

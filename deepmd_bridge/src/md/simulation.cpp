@@ -30,12 +30,16 @@ std::vector<Thermo> run(State& s, Potential& potential, Integrator& integrator, 
   std::vector<Thermo> records;
   const int64_t first = s.step, last = s.step + o.steps;
   if (o.thermo_stream && o.thermo_every > 0) print_thermo_header(*o.thermo_stream);
-  auto output = [&](bool force_thermo) {
-    const int64_t k = s.step - first;
-    const bool want_thermo = o.thermo_every > 0 && (k % o.thermo_every == 0 || force_thermo);
-    const bool want_traj = o.trajectory && o.trajectory_every > 0 && k % o.trajectory_every == 0;
-    const bool want_xyz = o.xyz && o.xyz_every > 0 && k % o.xyz_every == 0;
-    if (!want_thermo && !want_traj && !want_xyz) return;
+  // Which outputs step k (counted from the first) writes; the last step always prints thermo.
+  auto wants = [&](int64_t k, bool& thermo_step, bool& traj_step, bool& xyz_step) {
+    thermo_step = o.thermo_every > 0 && (k % o.thermo_every == 0 || first + k == last);
+    traj_step = o.trajectory && o.trajectory_every > 0 && k % o.trajectory_every == 0;
+    xyz_step = o.xyz && o.xyz_every > 0 && k % o.xyz_every == 0;
+    return thermo_step || traj_step || xyz_step;
+  };
+  auto output = [&]() {
+    bool want_thermo, want_traj, want_xyz;
+    if (!wants(s.step - first, want_thermo, want_traj, want_xyz)) return;
     Thermo t = thermo(s, integrator.units());
     SAMPAN_CHECK(std::isfinite(t.total), RuntimeError, "md run: the energy is no longer finite at step ", s.step,
                  " (PE = ", t.potential, " eV, KE = ", t.kinetic, " eV): the time step is too large or atoms overlap");
@@ -47,10 +51,18 @@ std::vector<Thermo> run(State& s, Potential& potential, Integrator& integrator, 
     if (want_traj) o.trajectory->append(s, t);
     if (want_xyz) o.xyz->append(s, &t);
   };
-  output(true);
+  output();
+  // Energy and virial only on steps that write something (and on the last, so the state returned
+  // is complete): a guard restores energy_wanted however the loop ends.
+  struct Restore {
+    State& s;
+    ~Restore() { s.energy_wanted = true; }
+  } restore{s};
   while (s.step < last) {
+    bool a, b, c;
+    s.energy_wanted = wants(s.step + 1 - first, a, b, c) || s.step + 1 == last;
     integrator.step(s, potential);
-    output(s.step == last);
+    output();
   }
   return records;
 }

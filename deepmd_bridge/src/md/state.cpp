@@ -1,6 +1,7 @@
 // State checks, kinetic energy, temperature, pressure, seeded velocities.
 #include "sampan/deepmd/md/state.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -71,8 +72,14 @@ Thermo thermo(const State& s, const Units& u) {
 
 void compute_forces(State& s, Potential& potential) {
   s.forces.resize(static_cast<size_t>(3 * s.natoms()));
-  potential.compute(s.positions.data(), s.types.data(), s.natoms(), s.box, &s.potential_energy, s.forces.data(),
-                    s.virial);
+  if (s.energy_wanted) {
+    potential.compute(s.positions.data(), s.types.data(), s.natoms(), s.box, &s.potential_energy, s.forces.data(),
+                      s.virial);
+    return;
+  }
+  potential.compute(s.positions.data(), s.types.data(), s.natoms(), s.box, nullptr, s.forces.data(), nullptr);
+  s.potential_energy = std::numeric_limits<double>::quiet_NaN();
+  std::fill(s.virial, s.virial + 9, std::numeric_limits<double>::quiet_NaN());
 }
 
 std::vector<double> total_momentum(const State& s) {

@@ -104,7 +104,8 @@ struct Rows {
 
 }  // namespace
 
-NeighborList build_neighbor_list(const double* positions, int64_t natoms, const Box& box, double rcut, bool half) {
+NeighborList build_neighbor_list(const double* positions, int64_t natoms, const Box& box, double rcut, bool half,
+                                 bool vectors) {
   check_inputs(positions, natoms, box, rcut, "build_neighbor_list");
   NeighborList list;
   list.natoms = natoms;
@@ -134,6 +135,12 @@ NeighborList build_neighbor_list(const double* positions, int64_t natoms, const 
     for (int d = 0; d < 3; ++d)
       xw[3 * i + d] = positions[3 * i + d] - (wrap[3 * i] * cell[d] + wrap[3 * i + 1] * cell[3 + d] +
                                               wrap[3 * i + 2] * cell[6 + d]);
+  // The wrapped coordinates again in cell order, one array per axis, for the screen.
+  std::vector<double> cx(static_cast<size_t>(natoms)), cy(cx.size()), cz(cx.size());
+  for (int64_t a = 0; a < natoms; ++a) {
+    const double* p = xw.data() + 3 * cell_atoms[a];
+    cx[a] = p[0], cy[a] = p[1], cz[a] = p[2];
+  }
   std::vector<Rows> rows(static_cast<size_t>(omp_get_max_threads()));
   // Reserve for the expected pair count (uniform density over the grid's volume, plus 25 %), so
   // the rows rarely grow: regrowth (page faults and copies) is costly next to the search.
@@ -148,10 +155,11 @@ NeighborList build_neighbor_list(const double* positions, int64_t natoms, const 
 #pragma omp parallel if (natoms >= kParallelAtoms)
   {
     Rows& out = rows[static_cast<size_t>(omp_get_thread_num())];
+    std::vector<int64_t> hits;
     const size_t share = omp_get_num_threads() == 1 ? reserve_pairs * rows.size() : reserve_pairs;
     out.neighbors.reserve(share);
     out.shifts.reserve(3 * share);
-    out.vectors.reserve(3 * share);
+    if (vectors) out.vectors.reserve(3 * share);
     // schedule(static) gives each thread one contiguous, increasing block of atoms, in thread
     // order: concatenating the per-thread rows keeps atom order for any thread count.
 #pragma omp for schedule(static)
@@ -179,16 +187,28 @@ NeighborList build_neighbor_list(const double* positions, int64_t natoms, const 
             for (int d = 0; d < 3; ++d)
               base[d] = q0 * cell[d] + q1 * cell[3 + d] + q2 * cell[6 + d] - wi_pos[d];
             const bool q_zero = q0 == 0 && q1 == 0 && q2 == 0;
-            for (int64_t a = cell_start[c]; a < cell_start[c + 1]; ++a) {
-              const int64_t j = cell_atoms[a];
-              if (half && j < i) continue;  // kept as (j, i, -n) instead
+            // A cell's atoms are in increasing order: a half list starts at the first j >= i (the
+            // pairs with j < i are kept as (j, i, -n) instead).
+            const int64_t a_end = cell_start[c + 1];
+            int64_t a_begin = cell_start[c];
+            if (half)
+              a_begin = std::lower_bound(cell_atoms.begin() + a_begin, cell_atoms.begin() + a_end, i) -
+                        cell_atoms.begin();
+            // The screen, branch free over the cell's contiguous coordinates (whether a candidate
+            // passes is unpredictable, so a branch per candidate would mispredict often).
+            hits.resize(static_cast<size_t>(a_end - a_begin));
+            int64_t nhits = 0;
+            for (int64_t a = a_begin; a < a_end; ++a) {
+              const double sx = cx[a] + base[0], sy = cy[a] + base[1], sz = cz[a] + base[2];
+              hits[static_cast<size_t>(nhits)] = a;
+              nhits += sx * sx + sy * sy + sz * sz < screen2;
+            }
+            for (int64_t h = 0; h < nhits; ++h) {
+              const int64_t j = cell_atoms[hits[static_cast<size_t>(h)]];
               if (j == i && (q_zero || (half && !keep_in_half(i, j, std::array<int32_t, 3>{
                                                     static_cast<int32_t>(q0), static_cast<int32_t>(q1),
                                                     static_cast<int32_t>(q2)}.data()))))
                 continue;
-              const double* xj = xw.data() + 3 * j;
-              const double sx = xj[0] + base[0], sy = xj[1] + base[1], sz = xj[2] + base[2];
-              if (sx * sx + sy * sy + sz * sz >= screen2) continue;
               // Image of j in cell (t + q n): x_j - x_i + (q - wrap_j + wrap_i) . cell (header).
               const int32_t* wj = wrap.data() + 3 * j;
               int32_t n[3] = {static_cast<int32_t>(q0 - wj[0] + wi[0]), static_cast<int32_t>(q1 - wj[1] + wi[1]),
@@ -202,7 +222,7 @@ NeighborList build_neighbor_list(const double* positions, int64_t natoms, const 
               if (r2 >= rc2) continue;
               out.neighbors.push_back(j);
               out.shifts.insert(out.shifts.end(), n, n + 3);
-              out.vectors.insert(out.vectors.end(), d, d + 3);
+              if (vectors) out.vectors.insert(out.vectors.end(), d, d + 3);
             }
           }
         }
@@ -224,7 +244,7 @@ NeighborList build_neighbor_list(const double* positions, int64_t natoms, const 
   }
   list.neighbors.reserve(static_cast<size_t>(list.offsets[natoms]));
   list.shifts.reserve(static_cast<size_t>(3 * list.offsets[natoms]));
-  list.vectors.reserve(static_cast<size_t>(3 * list.offsets[natoms]));
+  if (vectors) list.vectors.reserve(static_cast<size_t>(3 * list.offsets[natoms]));
   for (auto& r : rows) {
     list.neighbors.insert(list.neighbors.end(), r.neighbors.begin(), r.neighbors.end());
     list.shifts.insert(list.shifts.end(), r.shifts.begin(), r.shifts.end());

@@ -2,6 +2,7 @@
 // metal) from the same positions to 1e-10, against each other, and the virial against the
 // finite-difference strain derivative of the energy.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <cstdio>
@@ -224,4 +225,34 @@ TEST(LennardJones, SubdomainsWithGhostsSumToThePeriodicSystem) {
   }
   EXPECT_NEAR(total_energy, r.energy, 1e-11);
   for (size_t k = 0; k < total_force.size(); ++k) EXPECT_NEAR(total_force[k], r.forces[k], 1e-12);
+}
+
+TEST(LennardJones, ThreadsAndSkippedEnergyChangeNothingButRoundOff) {
+  // 2,048 atoms (the pair loop's threshold for threads), two types, a triclinic box: 1 and 2
+  // threads agree to round-off; asking for forces only gives the same forces bit for bit.
+  md_test::System s = md_test::fcc(8, 5.26, 1.3, -0.9, 0.7, 0.2, true, 23);
+  ASSERT_GE(s.natoms(), 2048);
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(1);
+  md::LennardJones one(2, kEps, kSigma, 8.0, true, 1.0);
+  Result a = evaluate(one, s);
+  std::vector<double> forces_only(a.forces.size());
+  one.compute(s.positions.data(), s.types.data(), s.natoms(), s.box, nullptr, forces_only.data(), nullptr);
+  omp_set_num_threads(2);
+  md::LennardJones two(2, kEps, kSigma, 8.0, true, 1.0);
+  Result b = evaluate(two, s);
+  omp_set_num_threads(before);
+  for (size_t k = 0; k < a.forces.size(); ++k) {
+    ASSERT_EQ(forces_only[k], a.forces[k]) << "entry " << k;
+    ASSERT_NEAR(b.forces[k], a.forces[k], 1e-13 * (1 + std::abs(a.forces[k]))) << "entry " << k;
+  }
+  EXPECT_NEAR(b.energy, a.energy, 1e-12 * std::abs(a.energy));
+  for (int k = 0; k < 9; ++k) EXPECT_NEAR(b.virial[k], a.virial[k], 1e-12 * (1 + std::abs(a.virial[k])));
+  // And both against the unsplit reference: the op over the pair list, in double precision.
+  NeighborList half = build_neighbor_list(s.positions.data(), s.natoms(), s.box, 8.0, true);
+  auto [pairs, shifts] = md::pair_tensors(half, s.box);
+  std::vector<double> tv(s.types.begin(), s.types.end());
+  Tensor pos = from_vector(s.positions, {s.natoms(), 3});
+  Tensor e = md::lj_energy(pos, from_vector(tv, {s.natoms()}, DType::Int64), pairs, shifts, kEps, kSigma, 8.0, true);
+  EXPECT_NEAR(e.item(), a.energy, 1e-11 * std::abs(a.energy));
 }

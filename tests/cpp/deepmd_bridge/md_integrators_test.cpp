@@ -274,3 +274,37 @@ TEST(MdRun, ThermoTableAndUnstableRunsReportTheStep) {
     EXPECT_NE(std::string(e.what()).find("no longer finite at step"), std::string::npos) << e.what();
   }
 }
+
+TEST(MdRun, EnergyOnlyOnOutputStepsLeavesTheTrajectoryUnchanged) {
+  // run() asks for energy and virial only on steps that write output. The trajectory must not
+  // notice: thermo every step and thermo every 7th step give the same bits at the common steps.
+  Units u = Units::codata2018();
+  State every = lj_fluid(120.0, 4, u), sparse = every;
+  LennardJones lj1(1, {0.0104}, {3.40}, 8.5, true, 1.0), lj7(1, {0.0104}, {3.40}, 8.5, true, 1.0);
+  VelocityVerlet nve(5.0, u);
+  RunOptions o;
+  o.steps = 20;
+  o.thermo_every = 1;
+  auto all = run(every, lj1, nve, o);
+  o.thermo_every = 7;
+  auto some = run(sparse, lj7, nve, o);
+  ASSERT_EQ(all.size(), 21u);
+  ASSERT_EQ(some.size(), 4u);  // steps 0, 7, 14 and the last, 20
+  for (const Thermo& t : some) {
+    const Thermo& ref = all[static_cast<size_t>(t.step)];
+    EXPECT_EQ(t.potential, ref.potential) << "step " << t.step;
+    EXPECT_EQ(t.kinetic, ref.kinetic) << "step " << t.step;
+    EXPECT_EQ(t.pressure, ref.pressure) << "step " << t.step;
+  }
+  EXPECT_EQ(sparse.positions, every.positions);
+  // The state run() returns is complete and asks for energy again.
+  EXPECT_TRUE(sparse.energy_wanted);
+  EXPECT_EQ(sparse.potential_energy, every.potential_energy);
+  // compute_forces with energy_wanted cleared: the same forces, energy and virial NaN.
+  State s = every;
+  s.energy_wanted = false;
+  compute_forces(s, lj1);
+  EXPECT_EQ(s.forces, every.forces);
+  EXPECT_TRUE(std::isnan(s.potential_energy));
+  EXPECT_TRUE(std::isnan(s.virial[0]));
+}

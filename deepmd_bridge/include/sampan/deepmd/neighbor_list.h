@@ -60,7 +60,7 @@ struct NeighborList {
   std::vector<int64_t> offsets;    // [natoms + 1]
   std::vector<int64_t> neighbors;  // [npairs]: index j
   std::vector<int32_t> shifts;     // [npairs * 3]: image shift n (r_ij = x_j - x_i + n . cell)
-  std::vector<double> vectors;     // [npairs * 3]: r_ij in Å
+  std::vector<double> vectors;     // [npairs * 3]: r_ij in Å (empty when built without them)
 
   int64_t size() const { return static_cast<int64_t>(neighbors.size()); }
   int64_t count(int64_t i) const { return offsets[i + 1] - offsets[i]; }
@@ -72,8 +72,10 @@ struct NeighborList {
 /// within `rcut` (Å) by a cell list: O(N) work for a fixed density, parallel over atoms (OpenMP),
 /// rows in atom order and deterministic for any thread count. Throws ValueError for a
 /// non-positive or non-finite rcut, a non-finite position (naming the atom) or a bad cell.
+/// `vectors` false leaves NeighborList::vectors empty (for callers that recompute separations
+/// from the positions, as the MD pair loop does between list builds).
 NeighborList build_neighbor_list(const double* positions, int64_t natoms, const Box& box, double rcut,
-                                 bool half = false);
+                                 bool half = false, bool vectors = true);
 
 /// The same list by testing every pair against every periodic image the cutoff reaches:
 /// O(N^2 * images). A reference for tests; rows are in the order (j, shift).

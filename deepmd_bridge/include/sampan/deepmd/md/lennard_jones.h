@@ -20,7 +20,8 @@ namespace sampan::deepmd::md {
 class LennardJones : public Potential {
  public:
   /// eps and sigma are [ntypes, ntypes] row-major and must be symmetric; sigma > 0, rcut > 0.
-  /// The pair terms run serially over a half list (the same bits for any thread count).
+  /// The pair terms run over a half list with periodic images as ghost atoms, in SIMD lanes and
+  /// OpenMP threads (from 2,048 atoms); the bits depend on the thread count and the vector width.
   /// `skin` (Å) > 0 keeps a Verlet list built at rcut + skin and rebuilds it only when an atom
   /// has moved more than skin / 2 since the last build (or the box or atom count changed); the
   /// result does not depend on the skin, only the cost does.
@@ -52,11 +53,9 @@ class LennardJones : public Potential {
   std::vector<double> eps_, sigma_;
   double rcut_, skin_;
   bool shift_;
-  NeighborList list_;
-  std::vector<double> built_at_;
-  Box built_box_;
+  struct Workspace;  // the ghosted list, the positions it was built at, the pair loop's buffers
+  std::shared_ptr<Workspace> work_;
   int64_t builds_ = 0;
-  std::vector<double> forces_;
   std::shared_ptr<const void> coefficients_;  // kernels::LjCoefficients (kept out of this header)
 };
 

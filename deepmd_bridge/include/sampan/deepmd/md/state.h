@@ -21,6 +21,10 @@ struct State {
   std::vector<double> forces;      // [N, 3] eV/Å
   double potential_energy = 0;     // eV
   double virial[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};  // eV (potential.h)
+  // When false, compute_forces asks the potential for forces only and sets potential_energy and
+  // virial to NaN: run() clears it for steps that write no output (LAMMPS evaluates energy and
+  // virial only on thermo steps), and sets it again for the others and when it returns.
+  bool energy_wanted = true;
   int64_t step = 0;
   double time = 0;                 // ps
 
@@ -53,7 +57,8 @@ double temperature(const State& s, const Units& u);
 double pressure(const State& s, const Units& u);
 Thermo thermo(const State& s, const Units& u);
 
-/// Evaluates `potential` at the current positions into s.forces, potential_energy and virial.
+/// Evaluates `potential` at the current positions into s.forces, and into potential_energy and
+/// virial when s.energy_wanted (NaN otherwise).
 void compute_forces(State& s, Potential& potential);
 
 /// Total momentum sum m v (amu Å/ps), [3].
