@@ -103,39 +103,36 @@ def step_peak_bytes(batches, layers, emb_dim, threads, amp=None):
     return sp.profiler.max_memory_allocated("cpu") - base
 
 
-def compare_amp(batches, layers, emb_dim, threads, repeats, timer, amp):
-    """Best-of-`repeats` times of float32 and autocast(amp) steps, interleaved pass by pass in this
-    process: (float32 train, amp train, float32 infer, amp infer)."""
-    plain, mixed = sampan_steps(batches, layers, emb_dim, threads), sampan_steps(batches, layers, emb_dim, threads, amp)
+def interleave(variants, repeats, timer):
+    """Best-of-`repeats` times of two variants, each a (steps, context) pair with steps = (train,
+    infer), interleaved pass by pass in this process after a warm-up round:
+    (first train, second train, first infer, second infer)."""
     best = [float("inf")] * 4
     for r in range(repeats + 1):  # the first round warms up
-        for k, steps in enumerate([plain, mixed]):
+        for k, (steps, context) in enumerate(variants):
             for j, fn in enumerate(steps):
-                t = timer()
-                fn()
-                t = timer() - t
-                if r:
-                    best[2 * j + k] = min(best[2 * j + k], t)
-    return best
-
-
-def compare_unfused(batches, layers, emb_dim, threads, repeats, timer):
-    """Best-of-`repeats` times of the fused training step and of the pre-fusion one (unfused.py),
-    interleaved pass by pass in this process: (fused train, unfused train, fused infer, unfused infer)."""
-    from unfused import unfused
-    fused_steps = sampan_steps(batches, layers, emb_dim, threads)
-    plain_steps = sampan_steps(batches, layers, emb_dim, threads)
-    best = [float("inf")] * 4
-    for r in range(repeats + 1):  # the first round warms up
-        for k, (steps, plain) in enumerate([(fused_steps, False), (plain_steps, True)]):
-            for j, fn in enumerate(steps):
-                with unfused() if plain else contextlib.nullcontext():
+                with context():
                     t = timer()
                     fn()
                     t = timer() - t
                 if r:
                     best[2 * j + k] = min(best[2 * j + k], t)
     return best
+
+
+def compare_amp(batches, layers, emb_dim, threads, repeats, timer, amp):
+    """float32 against autocast(amp) steps: (float32 train, amp train, float32 infer, amp infer)."""
+    plain, mixed = sampan_steps(batches, layers, emb_dim, threads), sampan_steps(batches, layers, emb_dim, threads, amp)
+    return interleave([(plain, contextlib.nullcontext), (mixed, contextlib.nullcontext)], repeats, timer)
+
+
+def compare_unfused(batches, layers, emb_dim, threads, repeats, timer):
+    """The fused step against the pre-fusion one (unfused.py): (fused train, unfused train, fused
+    infer, unfused infer)."""
+    from unfused import unfused
+    fused_steps = sampan_steps(batches, layers, emb_dim, threads)
+    plain_steps = sampan_steps(batches, layers, emb_dim, threads)
+    return interleave([(fused_steps, contextlib.nullcontext), (plain_steps, unfused)], repeats, timer)
 
 
 def _best(fn, repeats, timer=time.perf_counter):

@@ -21,6 +21,19 @@ def random_graph(rng, n_min=3, n_max=9, atom_types=(5, 6, 7, 8, 15)):
     return x, np.array(bonds, np.int64).reshape(-1, 2), attr
 
 
+def phosphorus_rule_set(seed=7, count=48):
+    """Graphs labelled 1 iff the molecule holds a phosphorus (atom type 15) bonded by a double bond
+    (type 1): a rule that needs atom and bond features and a neighbourhood, so a GNN must fit it.
+    Returns (graphs, y [count, 1])."""
+    rng = np.random.default_rng(seed)
+    graphs = [random_graph(rng, atom_types=(5, 6, 7, 15)) for _ in range(count)]
+
+    def label(g):
+        x, bonds, attr = g
+        return float(any(attr[k, 0] == 1 and (x[i, 0] == 15 or x[j, 0] == 15) for k, (i, j) in enumerate(bonds)))
+    return graphs, np.array([[label(g)] for g in graphs])
+
+
 def make_batch(graphs, y=None, y_mask=None):
     """graphs: list of (x [n, 2], bonds [b, 2], bond_attr [b, 2]); edges stored in both directions."""
     xs, edges, attrs, batch, counts, offset = [], [], [], [], [], 0

@@ -6,7 +6,7 @@ import pytest
 
 import sampan as sp
 from sampan.helix.models import GraphModel
-from helix_synthetic import ATOM_DIMS, BOND_DIMS, make_batch, random_graph
+from helix_synthetic import ATOM_DIMS, BOND_DIMS, make_batch, phosphorus_rule_set, random_graph
 
 FEATS = (ATOM_DIMS, BOND_DIMS)
 
@@ -50,14 +50,8 @@ def test_a_training_step_and_eval_under_autocast_agree_with_float32(conv):
 
 
 def test_a_gin_fits_the_rule_under_autocast():
-    """test_helix_models' rule (a phosphorus with a double bond), learnt under bfloat16."""
-    rng = np.random.default_rng(7)
-    graphs = [random_graph(rng, atom_types=(5, 6, 7, 15)) for _ in range(48)]
-
-    def label(g):
-        x, bonds, attr = g
-        return float(any(attr[k, 0] == 1 and (x[i, 0] == 15 or x[j, 0] == 15) for k, (i, j) in enumerate(bonds)))
-    y = np.array([[label(g)] for g in graphs])
+    """The phosphorus rule that test_helix_models fits in float32, learnt under bfloat16."""
+    graphs, y = phosphorus_rule_set()
     batch = make_batch(graphs, y)
     sp.manual_seed(0)
     model = GraphModel(1, FEATS, num_layers=3, emb_dim=32, dropout=0.0, pool="sum")

@@ -5,7 +5,7 @@ import pytest
 
 import sampan as sp
 from sampan.helix.models import GNNEncoder, GraphModel, GraphPool, segment_softmax
-from helix_synthetic import ATOM_DIMS, BOND_DIMS, as_tensors, make_batch, random_graph
+from helix_synthetic import ATOM_DIMS, BOND_DIMS, as_tensors, make_batch, phosphorus_rule_set, random_graph
 
 FEATS = (ATOM_DIMS, BOND_DIMS)
 
@@ -114,16 +114,8 @@ def test_gradients_match_finite_differences(conv):
 
 
 def test_small_gin_fits_a_synthetic_rule():
-    """Label 1 iff the molecule holds a phosphorus (atom type 15) bonded by a double bond (type 1):
-    a rule that needs both atom and bond features and a neighbourhood, so a GIN must fit it."""
-    rng = np.random.default_rng(7)
-    graphs = [random_graph(rng, atom_types=(5, 6, 7, 15)) for _ in range(48)]
-
-    def label(g):
-        x, bonds, attr = g
-        return float(any(attr[k, 0] == 1 and (x[i, 0] == 15 or x[j, 0] == 15) for k, (i, j) in enumerate(bonds)))
-
-    y = np.array([[label(g)] for g in graphs])
+    """helix_synthetic's phosphorus rule (atom and bond features and a neighbourhood): a GIN fits it."""
+    graphs, y = phosphorus_rule_set()
     assert 0.2 < y.mean() < 0.8
     batch = make_batch(graphs, y)
     sp.manual_seed(0)
