@@ -61,6 +61,16 @@ def _args(hiv200, out, *more):
             "--out", out, *more]
 
 
+def _two_ranks():
+    """The mpirun command for 2 ranks, or a skip that names what is missing."""
+    if not sp.distributed.is_available():
+        pytest.skip("sampan was built without MPI (install libopenmpi-dev and rebuild)")
+    launcher = mpirun_command(2)
+    if launcher is None:
+        pytest.skip("no mpirun/mpiexec on PATH")
+    return launcher
+
+
 def _best_state(out):
     return sp.load(str(out / "gin-virtual" / "seed0.ckpt.h5"))["best_state"]
 
@@ -100,11 +110,7 @@ def test_script_writes_the_protocol_json_and_resumes_exactly(hiv200, tmp_path):
 
 
 def test_script_under_mpirun_is_data_parallel_and_writes_once(hiv200, tmp_path):
-    if not sp.distributed.is_available():
-        pytest.skip("sampan was built without MPI (install libopenmpi-dev and rebuild)")
-    launcher = mpirun_command(2)
-    if launcher is None:
-        pytest.skip("no mpirun/mpiexec on PATH")
+    launcher = _two_ranks()
     out = tmp_path / "dp"
     r = _run(tmp_path, ["--model", "gin", "--dataset", hiv200, "--seeds", "0", "--epochs", "1", "--threads", "1",
                         "--out", out], launcher)
@@ -116,11 +122,7 @@ def test_script_under_mpirun_is_data_parallel_and_writes_once(hiv200, tmp_path):
 
 
 def test_data_parallel_finetune_matches_across_ranks_and_resumes(hiv200, tmp_path):
-    if not sp.distributed.is_available():
-        pytest.skip("sampan was built without MPI (install libopenmpi-dev and rebuild)")
-    launcher = mpirun_command(2)
-    if launcher is None:
-        pytest.skip("no mpirun/mpiexec on PATH")
+    launcher = _two_ranks()
     r = subprocess.run([*launcher, sys.executable, str(HERE / "helix_finetune_ranks.py"), str(tmp_path), str(hiv200)],
                        capture_output=True, text=True, env=_env(tmp_path), timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -128,11 +130,7 @@ def test_data_parallel_finetune_matches_across_ranks_and_resumes(hiv200, tmp_pat
 
 
 def test_finetune_command_under_mpirun_writes_once(hiv200, tmp_path):
-    if not sp.distributed.is_available():
-        pytest.skip("sampan was built without MPI (install libopenmpi-dev and rebuild)")
-    launcher = mpirun_command(2)
-    if launcher is None:
-        pytest.skip("no mpirun/mpiexec on PATH")
+    launcher = _two_ranks()
     out = tmp_path / "m.json"
     args = ["-m", "sampan", "helix", "finetune", "--dataset", str(hiv200), "--featurizer", "ogb", "--virtual-node",
             "--epochs", "1", "--seeds", "0", "--batch-size", "16", "--layers", "2", "--emb-dim", "16",
