@@ -34,7 +34,12 @@ void init_amp(py::module_& m) {
            }),
            py::arg("device"), py::arg("dtype"), py::arg("enabled"), py::arg("low_precision_ops"),
            py::arg("float32_ops"))
-      .def("close", [](AutocastScope& s) { s.scope.reset(); });
+      .def("close", [](AutocastScope& s) {
+        if (s.scope && !s.scope->innermost())
+          SAMPAN_THROW(RuntimeError, "autocast: scopes must close in the reverse order of opening, on the thread that "
+                       "opened them (a scope opened inside this one is still open, or this is another thread)");
+        s.scope.reset();
+      });
   a.def("is_enabled", [](const std::string& device) { return amp::is_enabled(Device::parse(device).type); },
         py::arg("device"));
   a.def("dtype", [](const std::string& device) { return dtype_object(amp::dtype_of(Device::parse(device).type)); },

@@ -226,3 +226,17 @@ def test_model_checkpoints_the_float16_scaler(tmp_path):
     assert other.grad_scaler.state_dict() == model.grad_scaler.state_dict()
     bf16, _ = fit("bfloat16", epochs=1)
     assert not bf16.grad_scaler.is_enabled()  # bfloat16 needs no loss scaling
+
+
+def test_scopes_closed_out_of_order_are_an_error():
+    outer, inner = sp.amp.autocast("cpu", dtype=sp.bfloat16), sp.amp.autocast("cpu", enabled=False)
+    outer.__enter__()
+    inner.__enter__()
+    assert not sp.amp.is_autocast_enabled("cpu")
+    with pytest.raises(RuntimeError, match="reverse order of opening"):
+        outer.__exit__(None, None, None)
+    assert not sp.amp.is_autocast_enabled("cpu")  # nothing was restored by the refused close
+    inner.__exit__(None, None, None)
+    assert sp.amp.is_autocast_enabled("cpu") and sp.amp.get_autocast_dtype("cpu") == sp.bfloat16
+    outer.__exit__(None, None, None)
+    assert not sp.amp.is_autocast_enabled("cpu")

@@ -53,6 +53,10 @@ class Autocast {
   ~Autocast();
   Autocast(const Autocast&) = delete;
   Autocast& operator=(const Autocast&) = delete;
+  /// Whether this is the innermost open scope of the calling thread. Scopes restore what they
+  /// saved, so they must close in reverse order of opening (C++ scoping guarantees it; the Python
+  /// binding checks it with this before closing).
+  bool innermost() const;
 
  private:
   struct Saved;

@@ -120,6 +120,8 @@ struct Autocast::Saved {
   DeviceState previous;
   bool counted;
   std::map<const OpSchema*, AmpCast> overrides;
+  int depth = 0;                        // the thread's scope depth with this scope open
+  const void* thread = nullptr;         // the thread's state: scopes close where they opened
 };
 
 Autocast::Autocast(DeviceType device, DType dtype, bool enabled, const std::vector<std::string>& low_precision_ops,
@@ -144,8 +146,11 @@ Autocast::Autocast(DeviceType device, DType dtype, bool enabled, const std::vect
   d.enabled = enabled;
   if (enabled) d.dtype = dtype;
   if (enabled) ++s.enabled_count;
-  ++s.depth;
+  saved_->depth = ++s.depth;
+  saved_->thread = &s;
 }
+
+bool Autocast::innermost() const { return &state() == saved_->thread && state().depth == saved_->depth; }
 
 Autocast::~Autocast() {
   State& s = state();

@@ -44,7 +44,8 @@ class autocast:  # noqa: N801  (named as torch.autocast / paddle.amp.auto_cast u
         return self
 
     def __exit__(self, *exc):
-        self._scopes.pop().close()
+        self._scopes[-1].close()  # raises, and keeps the scope, if one opened inside is still open
+        self._scopes.pop()
         return False
 
     def __call__(self, fn):

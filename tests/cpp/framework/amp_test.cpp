@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
+#include <thread>
 
 #include "sampan/amp.h"
 #include "sampan/autograd.h"
@@ -160,4 +162,20 @@ TEST(Autocast, ListsComeFromTheOpDeclarations) {
   EXPECT_NE(std::find(f32.begin(), f32.end(), "core::softmax"), f32.end());
   EXPECT_EQ(std::find(f32.begin(), f32.end(), "core::add"), f32.end());
   for (auto& n : low) EXPECT_EQ(find_op(n).amp, AmpCast::LowPrecision) << n;
+}
+
+TEST(Autocast, InnermostIsTheLastOpenedScopeOfThisThread) {
+  auto outer = std::make_unique<amp::Autocast>(DeviceType::CPU, DType::BFloat16);
+  EXPECT_TRUE(outer->innermost());
+  {
+    amp::Autocast inner(DeviceType::CPU, DType::BFloat16, false);
+    EXPECT_TRUE(inner.innermost());
+    EXPECT_FALSE(outer->innermost());
+    bool other_thread = true;
+    std::thread([&] { other_thread = inner.innermost(); }).join();
+    EXPECT_FALSE(other_thread) << "a scope is innermost only on the thread that opened it";
+  }
+  EXPECT_TRUE(outer->innermost());
+  outer.reset();
+  EXPECT_FALSE(amp::is_enabled(DeviceType::CPU));
 }
