@@ -2,6 +2,7 @@
 #include "md/ghost_list.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <unordered_map>
 
@@ -36,7 +37,17 @@ GhostedList ghost_half_list(const NeighborList& half) {
                " atoms do not fit 32-bit indices (at most ", kMax, ")");
   g.offsets.assign(half.offsets.begin(), half.offsets.end());
   g.neighbors.resize(static_cast<size_t>(npairs));
-  std::unordered_map<ImageKey, int32_t, ImageHash> ghosts;
+  // Images within one box of the atom (the usual case) are looked up in a dense table of 27 per
+  // atom; farther images (small boxes, long cutoffs) in a hash map.
+  std::vector<int32_t> near(static_cast<size_t>(27 * half.natoms), -1);
+  std::unordered_map<ImageKey, int32_t, ImageHash> far;
+  auto new_ghost = [&](int64_t j, const int32_t* n) {
+    const int64_t index = half.natoms + static_cast<int64_t>(g.owner.size());
+    SAMPAN_CHECK(index <= kMax, ValueError, "ghost_half_list: atoms and ghosts exceed 32-bit indices");
+    g.owner.push_back(static_cast<int32_t>(j));
+    g.image.insert(g.image.end(), n, n + 3);
+    return static_cast<int32_t>(index);
+  };
   for (int64_t i = 0; i < half.natoms; ++i) {
     g.max_row = std::max(g.max_row, half.count(i));
     for (int64_t p = half.offsets[i]; p < half.offsets[i + 1]; ++p) {
@@ -46,14 +57,14 @@ GhostedList ghost_half_list(const NeighborList& half) {
         g.neighbors[p] = static_cast<int32_t>(j);
         continue;
       }
-      auto [it, inserted] = ghosts.try_emplace(ImageKey{j, n[0], n[1], n[2]}, 0);
-      if (inserted) {
-        const int64_t index = half.natoms + static_cast<int64_t>(g.owner.size());
-        SAMPAN_CHECK(index <= kMax, ValueError, "ghost_half_list: atoms and ghosts exceed 32-bit indices");
-        it->second = static_cast<int32_t>(index);
-        g.owner.push_back(static_cast<int32_t>(j));
-        g.image.insert(g.image.end(), n, n + 3);
+      if (std::abs(n[0]) <= 1 && std::abs(n[1]) <= 1 && std::abs(n[2]) <= 1) {
+        int32_t& slot = near[static_cast<size_t>(27 * j + 9 * (n[0] + 1) + 3 * (n[1] + 1) + (n[2] + 1))];
+        if (slot < 0) slot = new_ghost(j, n);
+        g.neighbors[p] = slot;
+        continue;
       }
+      auto [it, inserted] = far.try_emplace(ImageKey{j, n[0], n[1], n[2]}, 0);
+      if (inserted) it->second = new_ghost(j, n);
       g.neighbors[p] = it->second;
     }
   }

@@ -3,6 +3,7 @@
 // is one ghost, ghost forces fold back to their owners, and only half lists are accepted.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <map>
 #include <tuple>
 
@@ -14,15 +15,15 @@ using namespace sampan;
 using namespace sampan::deepmd;
 
 TEST(GhostList, PairsAreTheListsSeparationVectors) {
-  // Heights of about 10.5 Å below rcut = 11 Å: pairs reach second images, atoms meet their own.
+  // Heights of about 10.5 Å against rcut = 16 Å: pairs reach second images, atoms meet their own.
   md_test::System s = md_test::fcc(2, 5.26, 1.3, -0.9, 0.7, 0.25, true, 3);
-  const double rcut = 11.0;
+  const double rcut = 16.0;
   NeighborList half = build_neighbor_list(s.positions.data(), s.natoms(), s.box, rcut, /*half=*/true);
   md::GhostedList g = md::ghost_half_list(half);
   ASSERT_EQ(g.natoms, s.natoms());
   ASSERT_EQ(g.neighbors.size(), half.neighbors.size());
   std::map<std::tuple<int64_t, int32_t, int32_t, int32_t>, int32_t> images;
-  int64_t self_images = 0, longest = 0;
+  int64_t self_images = 0, far_images = 0, longest = 0;
   for (int64_t i = 0; i < half.natoms; ++i) {
     longest = std::max(longest, half.count(i));
     for (int64_t p = half.offsets[i]; p < half.offsets[i + 1]; ++p) {
@@ -30,12 +31,14 @@ TEST(GhostList, PairsAreTheListsSeparationVectors) {
       if (n[0] | n[1] | n[2]) {
         images.emplace(std::make_tuple(half.neighbors[p], n[0], n[1], n[2]), g.neighbors[p]);
         self_images += half.neighbors[p] == i;
+        far_images += std::abs(n[0]) > 1 || std::abs(n[1]) > 1 || std::abs(n[2]) > 1;
       } else {
         EXPECT_EQ(g.neighbors[p], half.neighbors[p]);
       }
     }
   }
   ASSERT_GT(self_images, 0) << "the test box should let atoms meet their own images";
+  ASSERT_GT(far_images, 0) << "the test box should reach images beyond the nearest box (the hash-map path)";
   EXPECT_EQ(g.nghost(), static_cast<int64_t>(images.size())) << "one ghost per (atom, image)";
   EXPECT_EQ(g.max_row, longest);
   // Moved positions (as between two list builds): ghosts follow their owners.
