@@ -56,6 +56,7 @@ std::string LennardJones::describe() const {
 }
 
 struct LennardJones::Workspace {
+  NeighborList half;  // kept, so its buffers are reused from build to build
   GhostedList list;
   std::vector<double> built_at;
   Box built_box;
@@ -100,7 +101,8 @@ void LennardJones::evaluate(const double* positions, const int* types, int64_t n
                  ", expected a type in [0, ", ntypes_, ")");
   Workspace& w = *work_;
   if (list_is_stale(positions, natoms, box)) {
-    w.list = ghost_half_list(build_neighbor_list(positions, natoms, box, rcut_ + skin_, /*half=*/true, /*vectors=*/false));
+    build_neighbor_list_into(w.half, positions, natoms, box, rcut_ + skin_, /*half=*/true, /*vectors=*/false);
+    w.list = ghost_half_list(w.half);
     w.built_at.assign(positions, positions + 3 * natoms);
     w.built_box = box;
     ++builds_;

@@ -106,13 +106,22 @@ struct Rows {
 
 NeighborList build_neighbor_list(const double* positions, int64_t natoms, const Box& box, double rcut, bool half,
                                  bool vectors) {
-  check_inputs(positions, natoms, box, rcut, "build_neighbor_list");
   NeighborList list;
+  build_neighbor_list_into(list, positions, natoms, box, rcut, half, vectors);
+  return list;
+}
+
+void build_neighbor_list_into(NeighborList& list, const double* positions, int64_t natoms, const Box& box, double rcut,
+                              bool half, bool vectors) {
+  check_inputs(positions, natoms, box, rcut, "build_neighbor_list");
   list.natoms = natoms;
   list.rcut = rcut;
   list.half = half;
   list.offsets.assign(static_cast<size_t>(natoms + 1), 0);
-  if (natoms == 0) return list;
+  list.neighbors.clear();
+  list.shifts.clear();
+  list.vectors.clear();
+  if (natoms == 0) return;
 
   double inv[9];
   kernels::invert_3x3(box.cell.data(), inv);
@@ -141,7 +150,22 @@ NeighborList build_neighbor_list(const double* positions, int64_t natoms, const 
     const double* p = xw.data() + 3 * cell_atoms[a];
     cx[a] = p[0], cy[a] = p[1], cz[a] = p[2];
   }
-  std::vector<Rows> rows(static_cast<size_t>(omp_get_max_threads()));
+  // Threads pay only from a few thousand atoms on (a frame of 192 waters takes ~1 ms alone).
+  // Atoms go in contiguous chunks, each with its own rows, handed to threads as they free up (a
+  // half list's rows are longer for some atoms than for others, in no order known beforehand);
+  // concatenating the chunks' rows in chunk order keeps atom order for any thread count.
+  const int threads = natoms >= kParallelAtoms ? omp_get_max_threads() : 1;
+  const int64_t nchunks = threads == 1 ? 1 : std::min<int64_t>(natoms, 8 * static_cast<int64_t>(threads));
+  // The chunks' row buffers stay with the calling thread from build to build: fresh memory
+  // costs a page fault per 4 KiB on first touch, which took longer than the search itself.
+  static thread_local std::vector<Rows> cached_rows;
+  std::vector<Rows>& rows = cached_rows;  // the caller's buffers, also inside the parallel region
+  if (rows.size() < static_cast<size_t>(nchunks)) rows.resize(static_cast<size_t>(nchunks));
+  for (int64_t c = 0; c < nchunks; ++c) {
+    rows[c].neighbors.clear();
+    rows[c].shifts.clear();
+    rows[c].vectors.clear();
+  }
   // Reserve for the expected pair count (uniform density over the grid's volume, plus 25 %), so
   // the rows rarely grow: regrowth (page faults and copies) is costly next to the search.
   double grid_volume = box.volume();
@@ -150,20 +174,18 @@ NeighborList build_neighbor_list(const double* positions, int64_t natoms, const 
   const double expected = static_cast<double>(natoms) * static_cast<double>(natoms) / grid_volume * 4.18879 * rcut *
                           rcut * rcut * (half ? 0.5 : 1.0);
   const size_t reserve_pairs =
-      static_cast<size_t>(std::min(1.25 * expected + 16.0, 1e9)) / std::max<size_t>(1, rows.size()) + 16;
-  // Threads pay only from a few thousand atoms on (a frame of 192 waters takes ~1 ms alone).
-#pragma omp parallel if (natoms >= kParallelAtoms)
+      static_cast<size_t>(std::min(1.25 * expected + 16.0, 1e9)) / static_cast<size_t>(nchunks) + 16;
+#pragma omp parallel num_threads(threads) if (threads > 1)
   {
-    Rows& out = rows[static_cast<size_t>(omp_get_thread_num())];
     std::vector<int64_t> hits;
-    const size_t share = omp_get_num_threads() == 1 ? reserve_pairs * rows.size() : reserve_pairs;
-    out.neighbors.reserve(share);
-    out.shifts.reserve(3 * share);
-    if (vectors) out.vectors.reserve(3 * share);
-    // schedule(static) gives each thread one contiguous, increasing block of atoms, in thread
-    // order: concatenating the per-thread rows keeps atom order for any thread count.
-#pragma omp for schedule(static)
-    for (int64_t i = 0; i < natoms; ++i) {
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t chunk = 0; chunk < nchunks; ++chunk) {
+    Rows& out = rows[static_cast<size_t>(chunk)];
+    out.neighbors.reserve(reserve_pairs);
+    out.shifts.reserve(3 * reserve_pairs);
+    if (vectors) out.vectors.reserve(3 * reserve_pairs);
+    const int64_t i_begin = chunk * natoms / nchunks, i_end = (chunk + 1) * natoms / nchunks;
+    for (int64_t i = i_begin; i < i_end; ++i) {
       const int64_t before = static_cast<int64_t>(out.neighbors.size());
       const double* xi = positions + 3 * i;
       const double* wi_pos = xw.data() + 3 * i;
@@ -229,28 +251,27 @@ NeighborList build_neighbor_list(const double* positions, int64_t natoms, const 
       }
       list.offsets[i + 1] = static_cast<int64_t>(out.neighbors.size()) - before;
     }
+    }
   }
   for (int64_t i = 0; i < natoms; ++i) list.offsets[i + 1] += list.offsets[i];
-  size_t used = 0;
-  for (auto& r : rows) used += r.neighbors.empty() ? 0 : 1;
-  if (used <= 1) {  // one thread did all the work: take its rows without copying
-    for (auto& r : rows)
-      if (!r.neighbors.empty()) {
-        list.neighbors = std::move(r.neighbors);
-        list.shifts = std::move(r.shifts);
-        list.vectors = std::move(r.vectors);
-      }
-    return list;
+  if (nchunks == 1) {  // one chunk: swap buffers with the list (a reused list gives its old ones back)
+    std::swap(list.neighbors, rows[0].neighbors);
+    std::swap(list.shifts, rows[0].shifts);
+    std::swap(list.vectors, rows[0].vectors);
+    return;
   }
-  list.neighbors.reserve(static_cast<size_t>(list.offsets[natoms]));
-  list.shifts.reserve(static_cast<size_t>(3 * list.offsets[natoms]));
-  if (vectors) list.vectors.reserve(static_cast<size_t>(3 * list.offsets[natoms]));
-  for (auto& r : rows) {
-    list.neighbors.insert(list.neighbors.end(), r.neighbors.begin(), r.neighbors.end());
-    list.shifts.insert(list.shifts.end(), r.shifts.begin(), r.shifts.end());
-    list.vectors.insert(list.vectors.end(), r.vectors.begin(), r.vectors.end());
+  const size_t total = static_cast<size_t>(list.offsets[natoms]);
+  list.neighbors.resize(total);
+  list.shifts.resize(3 * total);
+  if (vectors) list.vectors.resize(3 * total);
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int64_t c = 0; c < nchunks; ++c) {
+    const Rows& r = rows[static_cast<size_t>(c)];
+    const size_t at = static_cast<size_t>(list.offsets[c * natoms / nchunks]);
+    std::copy(r.neighbors.begin(), r.neighbors.end(), list.neighbors.begin() + at);
+    std::copy(r.shifts.begin(), r.shifts.end(), list.shifts.begin() + 3 * at);
+    std::copy(r.vectors.begin(), r.vectors.end(), list.vectors.begin() + 3 * at);
   }
-  return list;
 }
 
 NeighborList brute_force_neighbor_list(const double* positions, int64_t natoms, const Box& box, double rcut,

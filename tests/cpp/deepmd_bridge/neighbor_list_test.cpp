@@ -3,6 +3,7 @@
 // the cutoff; and the neighbour counts of DeePMD's water data against LAMMPS's (reference note
 // deepmd.md §9.1: `compute coord/atom` at 6 Å over all 400 frames).
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <cstdio>
@@ -228,4 +229,33 @@ TEST(NeighborList, WaterDataNeighbourCountsMatchLammps) {
   EXPECT_EQ(max_h, 72);
   EXPECT_NEAR(sum_o / (192.0 * frames), 29.50, 0.005);
   EXPECT_NEAR(sum_h / (192.0 * frames), 59.35, 0.005);
+}
+
+TEST(NeighborList, ThreadsChunksAndReusedListsGiveTheSameRows) {
+  // Above the threads' threshold (2,048 atoms): 1 and 2 threads, a fresh list and one reused from
+  // a larger system, with and without separation vectors, all the same rows in the same order.
+  Box box = Box::triclinic(kSkewed);
+  auto big = random_positions(box, 4000, -0.2, 1.2, 8);
+  auto x = random_positions(box, 3000, -0.2, 1.2, 9);
+  const int before = omp_get_max_threads();
+  for (bool half : {true, false}) {
+    omp_set_num_threads(1);
+    NeighborList one = build_neighbor_list(x.data(), 3000, box, 2.5, half);
+    omp_set_num_threads(2);
+    NeighborList two = build_neighbor_list(x.data(), 3000, box, 2.5, half);
+    NeighborList reused;
+    build_neighbor_list_into(reused, big.data(), 4000, box, 2.5, half);
+    build_neighbor_list_into(reused, x.data(), 3000, box, 2.5, half, /*vectors=*/false);
+    ASSERT_GT(one.size(), 10000);
+    EXPECT_EQ(two.offsets, one.offsets);
+    EXPECT_EQ(two.neighbors, one.neighbors);
+    EXPECT_EQ(two.shifts, one.shifts);
+    EXPECT_EQ(two.vectors, one.vectors);
+    EXPECT_EQ(reused.natoms, 3000);
+    EXPECT_EQ(reused.offsets, one.offsets);
+    EXPECT_EQ(reused.neighbors, one.neighbors);
+    EXPECT_EQ(reused.shifts, one.shifts);
+    EXPECT_TRUE(reused.vectors.empty());
+  }
+  omp_set_num_threads(before);
 }

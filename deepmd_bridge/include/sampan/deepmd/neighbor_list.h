@@ -76,6 +76,10 @@ struct NeighborList {
 /// from the positions, as the MD pair loop does between list builds).
 NeighborList build_neighbor_list(const double* positions, int64_t natoms, const Box& box, double rcut,
                                  bool half = false, bool vectors = true);
+/// The same into `list`, reusing its buffers (a caller that rebuilds often, as MD does, keeps one
+/// list and avoids touching fresh memory at every build).
+void build_neighbor_list_into(NeighborList& list, const double* positions, int64_t natoms, const Box& box,
+                              double rcut, bool half = false, bool vectors = true);
 
 /// The same list by testing every pair against every periodic image the cutoff reaches:
 /// O(N^2 * images). A reference for tests; rows are in the order (j, shift).
