@@ -77,7 +77,8 @@ struct NeighborList {
 NeighborList build_neighbor_list(const double* positions, int64_t natoms, const Box& box, double rcut,
                                  bool half = false, bool vectors = true);
 /// The same into `list`, reusing its buffers (a caller that rebuilds often, as MD does, keeps one
-/// list and avoids touching fresh memory at every build).
+/// list and avoids touching fresh memory at every build). Either form keeps its per-chunk row
+/// buffers with the calling thread between calls (memory of about one list, the largest built).
 void build_neighbor_list_into(NeighborList& list, const double* positions, int64_t natoms, const Box& box,
                               double rcut, bool half = false, bool vectors = true);
 
