@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "cache_blocking.h"
 #include "fusion.h"
 #include "gate_apply.h"
 #include "kernels/gates.h"
@@ -142,14 +143,19 @@ void apply(C* a, int n, const Gate& g, const Resolved& r, bool adjoint) {
       default: break;  // Y, CY: the dense path (self-inverse)
     }
   }
-  std::vector<C> m = r.m;
+  // No copy of the matrix unless it is conjugated: the cache-blocked executor calls this once
+  // per unit and block.
   const size_t dim = size_t(1) << r.targets.size();
-  if (adjoint)
+  std::vector<C> dagger;
+  if (adjoint) {
+    dagger.resize(dim * dim);
     for (size_t i = 0; i < dim; ++i)
-      for (size_t j = 0; j < dim; ++j) m[i * dim + j] = std::conj(r.m[j * dim + i]);
-  if (dim == 2) kernels::apply_1q(a, n, t, m.data(), r.cmask);
-  else if (dim == 4) kernels::apply_2q(a, n, r.targets[0], r.targets[1], m.data(), r.cmask);
-  else kernels::apply_kq(a, n, r.targets, m.data(), r.cmask);
+      for (size_t j = 0; j < dim; ++j) dagger[i * dim + j] = std::conj(r.m[j * dim + i]);
+  }
+  const C* m = adjoint ? dagger.data() : r.m.data();
+  if (dim == 2) kernels::apply_1q(a, n, t, m, r.cmask);
+  else if (dim == 4) kernels::apply_2q(a, n, r.targets[0], r.targets[1], m, r.cmask);
+  else kernels::apply_kq(a, n, r.targets, m, r.cmask);
 }
 
 namespace {
@@ -293,6 +299,11 @@ void simulate(const double* params, const std::vector<Gate>& gates, const std::v
   const int64_t N = int64_t(1) << n;
   for (int64_t i = 0; i < N; ++i) out[i] = 0;
   out[0] = 1;
+  if (use_cache_blocking(n)) {
+    apply_blocked(out, n, gates, params, constants, fusion_enabled() ? fusion_max_qubits() : 0, cache_block_qubits(),
+                  /*zero_state=*/true);
+    return;
+  }
   if (fusion_enabled()) {
     apply_fused(out, n, gates, params, constants, fusion_max_qubits());
     return;
