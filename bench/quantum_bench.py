@@ -14,8 +14,8 @@ H, CNOT with target t and control (t + 1) mod n. Aer is timed on every third tar
 per-run cost makes every target slow).
 
 Then the layered circuit (QBENCH_LAYERED_N qubits, default 25; 0 skips it): 5 layers of RY on
-every qubit + a CNOT ladder (q, q+1), end to end from |0...0>, once: sampan with gate fusion off
-and on (sampan._C.quantum_set_fusion), qulacs QuantumCircuit.update_quantum_state without its
+every qubit + a CNOT ladder (q, q+1), end to end from |0...0>, once: sampan with gate fusion off,
+fusion on, and fusion with cache blocking (sampan._C.quantum_set_fusion / quantum_set_cache_blocking), qulacs QuantumCircuit.update_quantum_state without its
 optimizer, Aer with fusion off and on. Issue 4's target: sampan fused <= 0.5 x qulacs.
 
 QBENCH_CLOCK=cpu times by process CPU time divided by the thread count instead of wall time (a
@@ -184,11 +184,13 @@ def layered(n, threads, have_qulacs, have_aer):
     params = sp.tensor(angles, dtype=sp.float64)
     n_gates = LAYERS * (2 * n - 1)
     rows = []
-    for fusion in (False, True):
+    for fusion, blocking in ((False, False), (True, False), (True, True)):
         sp._C.quantum_set_fusion(fusion)
+        sp._C.quantum_set_cache_blocking(blocking)
         t = best(lambda: sp.ops.quantum.statevector(params, circuit, [], n), 1)
-        rows.append((f"sampan fusion {'on' if fusion else 'off'}", t))
+        rows.append((f"sampan fusion {'on' if fusion else 'off'}, blocking {'on' if blocking else 'off'}", t))
     sp._C.quantum_set_fusion(True)
+    sp._C.quantum_set_cache_blocking(True)
     if have_qulacs:
         import qulacs
         qc = qulacs.QuantumCircuit(n)
