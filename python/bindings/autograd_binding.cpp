@@ -63,6 +63,10 @@ void init_autograd(py::module_& m) {
   m.def("set_grad_mode", &set_grad_mode, py::arg("enabled"),
         "Turns graph recording on or off for this thread.");
   m.def("grad_mode_enabled", &grad_mode_enabled, "Whether ops record the autograd graph (this thread).");
+  m.def("set_saved_tensor_selection", &set_saved_tensor_selection, py::arg("enabled"),
+        "True (the default): the tape keeps only what each vjp reads; False: every argument and output.");
+  m.def("saved_tensor_selection_enabled", &saved_tensor_selection_enabled,
+        "Whether the tape keeps only what each vjp reads (process-wide).");
 }
 
 }  // namespace sampan::python

@@ -91,6 +91,16 @@ py::dict schema_dict(const OpSchema& op) {
   for (const auto& kv : op.kernels) devices.append(kv.first == DeviceType::CPU ? "cpu" : "cuda");
   d["devices"] = devices;
   d["has_samples"] = !op.samples.empty();
+  if (op.vjp_keeps_arg.empty()) {
+    d["saves_for_vjp"] = py::none();  // everything is kept
+  } else {
+    py::list kept;  // argument and output names, arguments first
+    for (size_t i = 0; i < op.arg_names.size(); ++i)
+      if (op.vjp_keeps_arg[i]) kept.append(op.arg_names[i]);
+    for (size_t o = 0; o < op.output_names.size(); ++o)
+      if (op.vjp_keeps_output[o] && !kept.contains(op.output_names[o])) kept.append(op.output_names[o]);
+    d["saves_for_vjp"] = kept;
+  }
   return d;
 }
 
@@ -146,7 +156,8 @@ void init_ops(py::module_& m) {
         "The schema of op `name` as a dict: name, namespace, short_name, doc, signature, library, "
         "arg_names, arg_kinds, output_names, nondifferentiable, once_differentiable, inplace, "
         "views, amp (autocast policy: keep, low_precision, float32), dtypes, defaults (argument name -> default), devices (those with a kernel), "
-        "has_samples.");
+        "has_samples, saves_for_vjp (the argument and output names whose data the tape keeps for the "
+        "gradient; None: all).");
   m.def("has_op", [](const std::string& name) { return find_op_if(name) != nullptr; }, py::arg("name"));
   // einsum is a C++ composition of registered ops (not an op itself), so it is bound by hand.
   m.def("einsum", [](const std::string& equation, const std::vector<Tensor>& operands) {

@@ -46,6 +46,18 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
     _C.backward(outs, gouts, retain_graph, create_graph)
 
 
+def set_saved_tensor_selection(enabled):
+    """True (the default): the tape keeps only the tensors each op's gradient reads, so
+    intermediates nobody else holds are freed during the forward pass; False: it keeps every
+    argument and output of every recorded op (to measure what the selection saves). Process-wide."""
+    _C.set_saved_tensor_selection(bool(enabled))
+
+
+def saved_tensor_selection_enabled():
+    """Whether the tape keeps only what each gradient reads (see set_saved_tensor_selection)."""
+    return _C.saved_tensor_selection_enabled()
+
+
 def is_grad_enabled():
     """Whether ops record the autograd graph in this thread."""
     return _C.grad_mode_enabled()

@@ -100,7 +100,8 @@ SAMPAN_OP(deepmd, bias_tanh)
       return {du, ctx.needs_grad(1) ? sum(du, {0}) : Tensor()};
     })
     .dtypes(kFloatTypes)
-    .sample([] { return Values{sample_args::uniform({5, 3}, -2.5, 2.5, 21), sample_args::uniform({3}, -0.5, 0.5, 22)}; });  // pre-activations spanning the saturated and the linear range
+    .sample([] { return Values{sample_args::uniform({5, 3}, -2.5, 2.5, 21), sample_args::uniform({3}, -0.5, 0.5, 22)}; })  // pre-activations spanning the saturated and the linear range
+    .saves_for_vjp({"y"});
 
 SAMPAN_OP(deepmd, tanh_backward)
     .doc("g * (1 - y^2): the vjp of tanh from its output y (g and y of one shape), in one pass. "
@@ -224,7 +225,8 @@ SAMPAN_OP(deepmd, add_tiled)
               ctx.needs_grad(1) ? fold_columns_op()(g, ctx.input(1).size(1))[0] : Tensor()};
     })
     .dtypes(kFloatTypes)
-    .sample([] { return Values{sample_args::uniform({3, 4}, -1, 1, 28), sample_args::uniform({3, 2}, -1, 1, 29)}; });
+    .sample([] { return Values{sample_args::uniform({3, 4}, -1, 1, 28), sample_args::uniform({3, 2}, -1, 1, 29)}; })
+    .saves_for_vjp({});
 
 SAMPAN_OP(deepmd, fold_columns)
     .doc("out[r, c] = sum_j g[r, j*width + c]: g [rows, k*width] folded to [rows, width] (the transpose of "
@@ -249,7 +251,8 @@ SAMPAN_OP(deepmd, fold_columns)
       return {tile_columns_op()(ctx.grad_output(0), ctx.input(0).size(1) / ctx.attr<int64_t>(1))[0]};
     })
     .dtypes(kFloatTypes)
-    .sample([] { return Values{sample_args::uniform({3, 6}, -1, 1, 30), int64_t{2}}; });
+    .sample([] { return Values{sample_args::uniform({3, 6}, -1, 1, 30), int64_t{2}}; })
+    .saves_for_vjp({});
 
 SAMPAN_OP(deepmd, tile_columns)
     .doc("out[r, j*width + c] = x[r, c]: x [rows, width] repeated `times` times along columns (the transpose of "
@@ -271,6 +274,7 @@ SAMPAN_OP(deepmd, tile_columns)
     })
     .vjp([](const VjpContext& ctx) -> Grads { return {fold_columns_op()(ctx.grad_output(0), ctx.input(0).size(1))[0]}; })
     .dtypes(kFloatTypes)
-    .sample([] { return Values{sample_args::uniform({3, 2}, -1, 1, 31), int64_t{3}}; });
+    .sample([] { return Values{sample_args::uniform({3, 2}, -1, 1, 31), int64_t{3}}; })
+    .saves_for_vjp({});
 
 }  // namespace sampan::deepmd

@@ -51,4 +51,10 @@ void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
                          const std::vector<Tensor>& grad_outputs = {}, bool create_graph = false,
                          bool retain_graph = false, bool allow_unused = false);
+
+/// Whether the tape keeps only the tensors each vjp reads (each op's .saves_for_vjp(); on by
+/// default) or every argument and output of every recorded op, as before the selection existed.
+/// Process-wide; the switch exists to measure what the selection saves (bench/memory_bench.py).
+void set_saved_tensor_selection(bool enabled);
+bool saved_tensor_selection_enabled();
 }  // namespace sampan

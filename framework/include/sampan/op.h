@@ -39,7 +39,7 @@
 #include "sampan/tensor.h"
 
 #ifndef SAMPAN_ABI_VERSION
-#define SAMPAN_ABI_VERSION 2  // 2: OpSchema::amp
+#define SAMPAN_ABI_VERSION 3  // 2: OpSchema::amp; 3: OpSchema::vjp_keeps_*
 #endif
 
 namespace sampan {
@@ -154,6 +154,9 @@ class OpSchema {
   bool transfers_device = false;      // outputs go to the device the shape function names
   bool cuda_deterministic = true;     // false: the CUDA kernel sums with atomics (bits vary run to run)
   AmpCast amp = AmpCast::Keep;        // what autocast does to its floating arguments (sampan/amp.h)
+  // What the tape keeps for the vjp (.saves_for_vjp), per argument and per output: true keeps the
+  // tensor's data, false only its shape, dtype and device. Empty: everything is kept (the default).
+  std::vector<bool> vjp_keeps_arg, vjp_keeps_output;
   // Per argument, its default (std::nullopt: none); filled by the registry from .defaults() and
   // None for optional tensors, trailing only. call_op and the Python functions fill missing
   // trailing arguments from it.
@@ -173,6 +176,8 @@ class OpSchema {
     return false;
   }
   bool has_kernel(DeviceType d) const { return kernels.count(d) != 0; }
+  bool keeps_arg_for_vjp(size_t i) const { return vjp_keeps_arg.empty() || vjp_keeps_arg[i]; }
+  bool keeps_output_for_vjp(size_t o) const { return vjp_keeps_output.empty() || vjp_keeps_output[o]; }
   /// "add(x: Tensor, y: Tensor) -> out" for docstrings and errors.
   std::string signature() const;
 };
@@ -376,6 +381,16 @@ class OpBuilder {
   }
   /// The vjp, written with ops so that it is differentiable again.
   OpBuilder& vjp(VjpFn f) { schema_.vjp = std::move(f); return *this; }
+  /// The arguments and outputs, by name, whose data the vjp reads (through input(), inputs(),
+  /// output()); the tape keeps only those, and of the others their shape, dtype and device, so
+  /// intermediates nobody else holds are freed during the forward pass. `.saves_for_vjp({})`: the
+  /// vjp reads none (add, sum, reshape). Without it every argument and output is kept. check_op's
+  /// gradient checks catch a vjp that reads more than it declares (its data is then missing).
+  OpBuilder& saves_for_vjp(std::initializer_list<const char*> names) {
+    saves_declared_ = true;
+    saves_names_.assign(names.begin(), names.end());
+    return *this;
+  }
   /// The vjp is an opaque computation: a second derivative through it raises.
   OpBuilder& once_differentiable() { schema_.once_differentiable = true; return *this; }
   /// Outputs carry no gradient (integer results, comparisons ...).
@@ -415,6 +430,8 @@ class OpBuilder {
   size_t n_kernel_outputs() const { return n_kernel_outputs_; }
   const std::string& error() const { return error_; }
   const std::vector<ArgDefault>& declared_defaults() const { return declared_defaults_; }
+  bool saves_declared() const { return saves_declared_; }
+  const std::vector<std::string>& saves_names() const { return saves_names_; }
 
  private:
   OpSchema schema_;
@@ -422,6 +439,8 @@ class OpBuilder {
   std::vector<ArgKind> kernel_kinds_, shape_kinds_;
   size_t n_kernel_outputs_ = 0;
   std::string error_;
+  bool saves_declared_ = false;
+  std::vector<std::string> saves_names_;
 };
 
 /// Validates a builder and adds its op to the process-wide registry. Errors found while a

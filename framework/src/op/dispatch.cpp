@@ -1,5 +1,6 @@
 // sampan: call_op, the single path every op call takes: validate, infer, allocate, run the
 // device kernel, record autograd.
+#include <atomic>
 #include <cstring>
 #include <optional>
 #include <sstream>
@@ -122,6 +123,16 @@ Device common_device(const OpSchema& op, const Values& args) {
   Device dev;
   size_t first = args.size();  // argument index of the first tensor
   for_each_tensor(op, args, [&](const Tensor& t, size_t i, size_t) {
+    // A kernel would find no data behind it; the tape hands vjps such tensors in place of the
+    // inputs an op's .saves_for_vjp() does not keep.
+    if (t.is_meta()) {
+      if (const OpSchema* v = detail::vjp_running())
+        SAMPAN_THROW(ValueError, "op '", op.name, "': argument '", op.arg_names[i], "' has no data (shape ",
+                     shape_str(t.shape()), " only): the vjp of op '", v->name, "' passed it on, but that op's "
+                     ".saves_for_vjp() does not keep it; name it there");
+      SAMPAN_THROW(ValueError, "op '", op.name, "': argument '", op.arg_names[i], "' is a meta tensor (shape ",
+                   shape_str(t.shape()), " only, no data)");
+    }
     if (first == args.size()) {
       dev = t.device();
       first = i;
@@ -360,7 +371,8 @@ std::vector<Tensor> call_op(const OpSchema& op, Values args) {
                      op.arg_names[in], "' of shape ", shape_str(t.shape()), " and dtype ",
                      dtype_name(t.dtype()));
       outs[o] = t;
-      if (record) before_write.emplace_back(static_cast<size_t>(in), t.clone().detach());
+      if (record && (op.keeps_arg_for_vjp(static_cast<size_t>(in)) || !saved_tensor_selection_enabled()))
+        before_write.emplace_back(static_cast<size_t>(in), t.clone().detach());
     } else if (!op.is_view_output(static_cast<int>(o)) && !has_unknown_dim(specs[o].shape)) {
       outs[o] = Tensor::empty(specs[o].shape, specs[o].dtype, op.transfers_device ? specs[o].device : dev);
       if (o < kTracked) allocated[o] = outs[o].impl();
@@ -417,6 +429,21 @@ std::vector<Tensor> call_op(const OpSchema& op, Values args) {
 
 // ---- OpNode ----
 
+namespace {
+std::atomic<bool> g_saved_tensor_selection{true};
+thread_local const OpSchema* t_vjp_running = nullptr;  // innermost vjp running on this thread
+
+// Marks the vjp of `op` as running on this thread for the scope (restoring an outer one).
+struct VjpScope {
+  const OpSchema* outer = t_vjp_running;
+  explicit VjpScope(const OpSchema& op) { t_vjp_running = &op; }
+  ~VjpScope() { t_vjp_running = outer; }
+};
+}  // namespace
+const OpSchema* detail::vjp_running() { return t_vjp_running; }
+void set_saved_tensor_selection(bool enabled) { g_saved_tensor_selection.store(enabled); }
+bool saved_tensor_selection_enabled() { return g_saved_tensor_selection.load(); }
+
 namespace detail {
 
 namespace {
@@ -429,8 +456,8 @@ class NodeVjpContext final : public VjpContext {
   Tensor grad_output(size_t i) const override {
     SAMPAN_CHECK(i < grads_.size(), IndexError, "grad_output(", i, ") out of range");
     if (!grads_[i].defined()) {
-      Tensor o = node_.saved_output(i).detach();
-      grads_[i] = zeros_like(o);
+      const TensorSpec o = node_.output_spec(i);
+      grads_[i] = zeros(o.shape, o.dtype, o.device);
     }
     return grads_[i];
   }
@@ -449,9 +476,31 @@ OpNode::OpNode(const OpSchema& op, Values args, const std::vector<Tensor>& outpu
     : op_(&op), args_(std::move(args)), needs_(std::move(slot_needs_grad)), n_outputs_(outputs.size()) {
   versions_.reserve(needs_.size());
   for_each_tensor(op, args_, [&](const Tensor& t, size_t, size_t) { versions_.push_back(t.version()); });
+  // What the vjp does not read keeps only its shape, dtype and device, so the memory is freed as
+  // soon as nobody else holds it.
+  const bool select = saved_tensor_selection_enabled();
+  if (select && !op.vjp_keeps_arg.empty()) {
+    for (size_t i = 0; i < args_.size(); ++i) {
+      if (op.keeps_arg_for_vjp(i)) continue;
+      if (Tensor* t = std::get_if<Tensor>(&args_[i])) {
+        *t = Tensor::meta(t->shape(), t->dtype(), t->device());
+      } else if (auto* list = std::get_if<std::vector<Tensor>>(&args_[i])) {
+        for (Tensor& e : *list) e = Tensor::meta(e.shape(), e.dtype(), e.device());
+      }
+    }
+  }
   outputs_.reserve(outputs.size());
-  for (auto& o : outputs)
-    outputs_.push_back({o.storage(), o.shape(), o.strides(), o.offset(), o.dtype(), o.device(), o.version()});
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    const Tensor& t = outputs[o];
+    outputs_.push_back({!select || op.keeps_output_for_vjp(o) ? t.storage() : nullptr, t.shape(), t.strides(), t.offset(),
+                        t.dtype(), t.device(), t.version()});
+  }
+}
+
+TensorSpec OpNode::output_spec(size_t i) const {
+  SAMPAN_CHECK(i < outputs_.size(), IndexError, "op '", op_->name, "': vjp asked output(", i, ")");
+  const auto& s = outputs_[i];
+  return TensorSpec{s.shape, s.dtype, s.device};
 }
 
 void OpNode::check_version(const Tensor& t, uint64_t saved, const std::string& what) const {
@@ -472,7 +521,7 @@ Tensor OpNode::saved_input(size_t i) const {
     if (op_->arg_kinds[k] == ArgKind::Tensor || op_->arg_kinds[k] == ArgKind::OptionalTensor) ++slot;
     else if (op_->arg_kinds[k] == ArgKind::TensorList) slot += std::get<std::vector<Tensor>>(args_[k]).size();
   }
-  check_version(*t, versions_[slot], "argument '" + op_->arg_names[i] + "'");
+  if (!t->is_meta()) check_version(*t, versions_[slot], "argument '" + op_->arg_names[i] + "'");  // meta: not kept
   return *t;
 }
 
@@ -487,6 +536,7 @@ Tensor OpNode::saved_output(size_t i) {
   SAMPAN_CHECK(!released, RuntimeError, "op '", op_->name, "': backward through the graph a second time; pass retain_graph=True the first time");
   SAMPAN_CHECK(i < outputs_.size(), IndexError, "op '", op_->name, "': vjp asked output(", i, ")");
   auto& s = outputs_[i];
+  if (!s.storage) return Tensor::meta(s.shape, s.dtype, s.device);  // not kept (.saves_for_vjp)
   Tensor t(s.storage, s.shape, s.strides, s.offset, s.dtype);
   check_version(t, s.version, "output '" + op_->output_names[i] + "'");
   if (is_differentiable(s.dtype)) t.set_grad_fn(shared_from_this(), static_cast<uint32_t>(i));
@@ -507,6 +557,7 @@ std::vector<Tensor> OpNode::apply(std::vector<Tensor>&& grad_outputs) {
   Grads grads;
   const bool create_graph = grad_mode_enabled();
   amp::detail::Suspend vjps_not_autocast;  // a vjp computes in the dtypes its forward call had
+  VjpScope running(*op_);                   // named by the error of an op given an unkept tensor
   try {
     if (op_->once_differentiable) {
       NoGradGuard ng;

@@ -6,8 +6,12 @@
 
 namespace sampan::detail {
 
+/// The op whose vjp is running on this thread (innermost), or nullptr.
+const OpSchema* vjp_running();
+
 /// Records what a vjp needs: the call's arguments (tensors with their version at the call) and
-/// its outputs (storage only, reconnected to this node on use, so no reference cycle).
+/// its outputs (storage only, reconnected to this node on use, so no reference cycle). Of the
+/// tensors the op's .saves_for_vjp() leaves out, only shape, dtype and device (meta tensors).
 class OpNode final : public Node {
  public:
   OpNode(const OpSchema& op, Values args, const std::vector<Tensor>& outputs,
@@ -21,6 +25,8 @@ class OpNode final : public Node {
   Tensor saved_input(size_t i) const;
   std::vector<Tensor> saved_inputs(size_t i) const;
   Tensor saved_output(size_t i);
+  /// Shape, dtype and device of output `i`, kept even where its data is not.
+  TensorSpec output_spec(size_t i) const;
   const Value& arg(size_t i) const { return args_[i]; }
   const OpSchema& schema() const { return *op_; }
   /// The input needs a gradient and, inside the engine, leads to one that is wanted.

@@ -118,6 +118,28 @@ std::vector<std::optional<Value>> resolve_defaults(const OpSchema& s, const std:
   return d;
 }
 
+// The per-argument and per-output masks of .saves_for_vjp(names): a name may be an argument, an
+// output or both (an in-place output is named after its input). Appends unknown names to `err`.
+void resolve_saves(OpSchema& s, const OpBuilder& b, std::ostringstream& err) {
+  if (!b.saves_declared()) return;
+  s.vjp_keeps_arg.assign(s.arg_names.size(), false);
+  s.vjp_keeps_output.assign(s.output_names.size(), false);
+  for (const std::string& name : b.saves_names()) {
+    bool found = false;
+    for (size_t i = 0; i < s.arg_names.size(); ++i)
+      if (s.arg_names[i] == name) found = s.vjp_keeps_arg[i] = true;
+    for (size_t o = 0; o < s.output_names.size(); ++o)
+      if (s.output_names[o] == name) found = s.vjp_keeps_output[o] = true;
+    if (!found) {
+      err << ".saves_for_vjp names '" << name << "', which is neither an argument (";
+      for (size_t i = 0; i < s.arg_names.size(); ++i) err << (i ? ", " : "") << s.arg_names[i];
+      err << ") nor an output (";
+      for (size_t o = 0; o < s.output_names.size(); ++o) err << (o ? ", " : "") << s.output_names[o];
+      err << "); ";
+    }
+  }
+}
+
 }  // namespace
 
 const char* arg_kind_name(ArgKind k) {
@@ -231,6 +253,7 @@ extern "C" void sampan_register_op(int abi_version, const OpBuilder* builder) {
   }
   std::ostringstream default_errors;
   s->defaults = resolve_defaults(*s, builder->declared_defaults(), default_errors);
+  resolve_saves(*s, *builder, default_errors);
   if (!default_errors.str().empty()) {
     r.pending_errors.push_back("op '" + name + "' (library '" + r.loading_library + "'): " + default_errors.str());
     return;

@@ -35,8 +35,9 @@ Tensor relu_backward(const Tensor& x, const Tensor& g) {
 }
 
 // One pass (core::relu_backward) instead of a comparison into a bool tensor and a select: relu's
-// gradient runs once per layer and training step over the widest activations.
-Grads relu_vjp(const VjpContext& c) { return {relu_backward(c.input(0), c.grad_output(0))}; }
+// gradient runs once per layer and training step over the widest activations. It reads the
+// output (out > 0 exactly where x > 0), so the tape need not keep relu's input alive too.
+Grads relu_vjp(const VjpContext& c) { return {relu_backward(c.output(0), c.grad_output(0))}; }
 
 // ---- clamp: NaN bounds mean "no bound" (the C++ API maps std::nullopt to NaN) ----
 
@@ -114,13 +115,16 @@ SAMPAN_UNARY_OP(sigmoid, "The logistic function 1 / (1 + exp(-x)).", detail::flo
                   Tensor s = c.output(0);  // d sigmoid = s (1 - s)
                   return {mul(c.grad_output(0), conj(mul(s, 1.0 - s)))};
                 })
-    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; })
+    .saves_for_vjp({"out"});
 SAMPAN_UNARY_OP(relu, "max(x, 0) (NaN propagates; keeps integer dtypes).", detail::real_numeric_unary_spec,
                 detail::VisitReal, detail::kRealDTypes, Relu, relu_vjp)
-    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; })
+    .saves_for_vjp({"out"});
 SAMPAN_UNARY_INPLACE_OP(relu_, "max(x, 0).", detail::real_numeric_unary_spec, detail::VisitReal,
                         detail::kRealDTypes, Relu, relu_vjp)
-    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; })
+    .saves_for_vjp({"x"});
 SAMPAN_UNARY_OP(gelu, "The exact GELU x * Phi(x) = x/2 (1 + erf(x / sqrt 2)).", detail::real_floating_unary_spec,
                 detail::VisitFloating, detail::kFloatingDTypes, Gelu, [](const VjpContext& c) -> Grads {
                   // d (x Phi(x)) = Phi(x) + x phi(x), phi the standard normal density
@@ -129,7 +133,8 @@ SAMPAN_UNARY_OP(gelu, "The exact GELU x * Phi(x) = x/2 (1 + erf(x / sqrt 2)).", 
                   Tensor pdf = exp(x * x * -0.5) * kInvSqrtTwoPi;
                   return {mul(c.grad_output(0), cdf + x * pdf)};
                 })
-    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; })
+    .saves_for_vjp({"x"});
 SAMPAN_UNARY_OP(silu, "x * sigmoid(x) (also called swish).", detail::real_floating_unary_spec,
                 detail::VisitFloating, detail::kFloatingDTypes, Silu, [](const VjpContext& c) -> Grads {
                   // d (x s) = s + x s (1 - s) = s (1 + x (1 - s))
@@ -137,7 +142,8 @@ SAMPAN_UNARY_OP(silu, "x * sigmoid(x) (also called swish).", detail::real_floati
                   Tensor s = sigmoid(x);
                   return {mul(c.grad_output(0), s * (x * (1.0 - s) + 1.0))};
                 })
-    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; })
+    .saves_for_vjp({"x"});
 
 SAMPAN_OP(core, softplus)
     .amp(AmpCast::Float32)
@@ -169,7 +175,8 @@ SAMPAN_OP(core, softplus)
       Tensor z = x * c.attr<double>(1);
       return {where(gt(z, scalar_like(c.attr<double>(2), z)), g, mul(g, sigmoid(z)))};
     })
-    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31), 1.0, 20.0}, {f64({2, 3}), 1.5, 2.0}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31), 1.0, 20.0}, {f64({2, 3}), 1.5, 2.0}}; })
+    .saves_for_vjp({"x"});
 
 SAMPAN_OP(core, clamp)
     .doc("min(max(x, min), max); a NaN bound means no bound on that side. Integer x with a "
@@ -180,7 +187,8 @@ SAMPAN_OP(core, clamp)
     .dtypes(detail::kRealDTypes)
     .cpu([](const Tensor& x, double min, double max, Tensor& out) { clamp_kernel("core::clamp", x, min, max, out); })
     .vjp(clamp_vjp)
-    .samples([] { return std::vector<Values>{{f64({2, 3}), 0.8, 1.9}, {f64({2, 3}), 0.8, std::nan("")}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}), 0.8, 1.9}, {f64({2, 3}), 0.8, std::nan("")}}; })
+    .saves_for_vjp({"x"});
 
 SAMPAN_OP(core, clamp_)
     .doc("min(max(x, min), max) written into x; a NaN bound means no bound on that side.")
@@ -191,7 +199,8 @@ SAMPAN_OP(core, clamp_)
     .dtypes(detail::kRealDTypes)
     .cpu([](const Tensor& x, double min, double max, Tensor& out) { clamp_kernel("core::clamp_", x, min, max, out); })
     .vjp(clamp_vjp)
-    .samples([] { return std::vector<Values>{{f64({2, 3}), 0.8, 1.9}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}), 0.8, 1.9}}; })
+    .saves_for_vjp({"x"});
 
 SAMPAN_OP(core, relu_backward)
     .doc("relu's gradient: grad where x > 0, else 0 (x and grad broadcast, dtypes promoted). "
@@ -217,7 +226,8 @@ SAMPAN_OP(core, relu_backward)
       });
     })
     .vjp([](const VjpContext& c) -> Grads { return {Tensor(), relu_backward(c.input(0), c.grad_output(0))}; })
-    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31), f64({2, 3}, 0.2, 0.4)}, {f64({2, 3}, -1.0, 0.31), f64({3}, 0.2, 0.4)}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31), f64({2, 3}, 0.2, 0.4)}, {f64({2, 3}, -1.0, 0.31), f64({3}, 0.2, 0.4)}}; })
+    .saves_for_vjp({"x"});
 
 SAMPAN_UNARY_API(sigmoid)
 SAMPAN_UNARY_API(relu)

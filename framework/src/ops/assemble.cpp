@@ -97,7 +97,8 @@ SAMPAN_OP(core, concat)
       }
       return r;
     })
-    .samples([] { return std::vector<Values>{{std::vector<Tensor>{f64({2, 3}), f64({2, 1}, 0.9)}, int64_t(1)}}; });
+    .samples([] { return std::vector<Values>{{std::vector<Tensor>{f64({2, 3}), f64({2, 1}, 0.9)}, int64_t(1)}}; })
+    .saves_for_vjp({});
 
 SAMPAN_OP(core, stack)
     .doc("Joins tensors of one shape along a new `axis` (in -(rank+1) .. rank); dtypes promote.")
@@ -133,7 +134,8 @@ SAMPAN_OP(core, stack)
       for (size_t i = 0; i < ts.size(); ++i) r.push_back(c.needs_grad(i) ? select(g, d, static_cast<int64_t>(i)) : Tensor());
       return r;
     })
-    .samples([] { return std::vector<Values>{{std::vector<Tensor>{f64({2, 3}), f64({2, 3}, 0.9)}, int64_t(-1)}}; });
+    .samples([] { return std::vector<Values>{{std::vector<Tensor>{f64({2, 3}), f64({2, 3}, 0.9)}, int64_t(-1)}}; })
+    .saves_for_vjp({});
 
 SAMPAN_OP(core, pad)
     .doc("x surrounded by `value`: pads = (before_0, after_0, before_1, after_1, ...) for every "
@@ -152,7 +154,8 @@ SAMPAN_OP(core, pad)
       copy_(unpad(out, pads), x);
     })
     .vjp([](const VjpContext& c) -> Grads { return {unpad(c.grad_output(0), c.attr<std::vector<int64_t>>(1))}; })
-    .samples([] { return std::vector<Values>{{f64({2, 3}), IntList{1, 0, 2, 1}, 0.5}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}), IntList{1, 0, 2, 1}, 0.5}}; })
+    .saves_for_vjp({});
 
 SAMPAN_OP(core, repeat_index)
     .doc("[0]*repeats[0] + [1]*repeats[1] + ... as int64: the index behind repeat_interleave. Its "

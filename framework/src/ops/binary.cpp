@@ -90,7 +90,9 @@ struct Div { template <class T> T operator()(T a, T b) const { return a / b; } }
 }  // namespace
 
 // Gradients of complex ops follow PyTorch: grad_x = grad_out * conj(d out / d x).
-#define SAMPAN_BINARY_OP(NAME, FN, DOC, SPEC, VJP, SAMPLES, INPLACE_SAMPLES)                                       \
+#define SAMPAN_UNPAREN(...) __VA_ARGS__
+// SAVES: what the vjp reads, as a parenthesized list of names: (), ("x", "y").
+#define SAMPAN_BINARY_OP(NAME, FN, DOC, SPEC, VJP, SAVES, SAMPLES, INPLACE_SAMPLES)                              \
   SAMPAN_OP(core, NAME)                                                                       \
       .doc(DOC)                                                                               \
       .args("x", "y")                                                                         \
@@ -98,6 +100,7 @@ struct Div { template <class T> T operator()(T a, T b) const { return a / b; } }
       .shape(SPEC)                                                                            \
       .cpu([](const Tensor& x, const Tensor& y, Tensor& out) { promoted_binary("core::" #NAME, x, y, out, FN{}); }) \
       .vjp(VJP)                                                                               \
+      .saves_for_vjp({SAMPAN_UNPAREN SAVES})                                                  \
       .samples(SAMPLES);                                                                      \
   SAMPAN_OP(core, NAME##_)                                                                    \
       .doc(DOC " In place: the result is written into x.")                                   \
@@ -107,6 +110,7 @@ struct Div { template <class T> T operator()(T a, T b) const { return a / b; } }
       .shape(inplace_spec)                                                                    \
       .cpu([](const Tensor& x, const Tensor& y, Tensor& out) { promoted_binary("core::" #NAME "_", x, y, out, FN{}); }) \
       .vjp(VJP)                                                                               \
+      .saves_for_vjp({SAMPAN_UNPAREN SAVES})                                                  \
       .samples(INPLACE_SAMPLES);
 
 Grads add_vjp(const VjpContext& c) { return {c.grad_output(0), c.grad_output(0)}; }
@@ -123,19 +127,20 @@ Grads div_vjp(const VjpContext& c) {
   return {c.needs_grad(0) ? gx : Tensor(), c.needs_grad(1) ? neg(mul(gx, conj(div(c.input(0), y)))) : Tensor()};
 }
 
-SAMPAN_BINARY_OP(add, Add, "x + y with broadcasting.", detail::broadcast_spec, add_vjp,
+SAMPAN_BINARY_OP(add, Add, "x + y with broadcasting.", detail::broadcast_spec, add_vjp, (),
                  ([] { return std::vector<Values>{{f64({2, 3}), f64({3})}, {c128({3}), c128({3}, -0.5)}}; }),
                  ([] { return std::vector<Values>{{f64({2, 3}), f64({3})}}; }))
-SAMPAN_BINARY_OP(sub, Sub, "x - y with broadcasting.", detail::broadcast_spec, sub_vjp,
+SAMPAN_BINARY_OP(sub, Sub, "x - y with broadcasting.", detail::broadcast_spec, sub_vjp, (),
                  ([] { return std::vector<Values>{{f64({2, 3}), f64({2, 1})}}; }),
                  ([] { return std::vector<Values>{{f64({2, 3}), f64({3})}}; }))
-SAMPAN_BINARY_OP(mul, Mul, "x * y with broadcasting.", detail::broadcast_spec, mul_vjp,
+SAMPAN_BINARY_OP(mul, Mul, "x * y with broadcasting.", detail::broadcast_spec, mul_vjp, ("x", "y"),
                  ([] { return std::vector<Values>{{f64({2, 3}), f64({3})}, {c128({3}), c128({3}, 0.9)}}; }),
                  ([] { return std::vector<Values>{{f64({2, 3}), f64({3})}}; }))
-SAMPAN_BINARY_OP(div, Div, "x / y with broadcasting (true division).", div_spec, div_vjp,
+SAMPAN_BINARY_OP(div, Div, "x / y with broadcasting (true division).", div_spec, div_vjp, ("x", "y"),
                  ([] { return std::vector<Values>{{f64({2, 3}), f64({3}, 1.0)}}; }),
                  ([] { return std::vector<Values>{{f64({2, 3}), f64({3}, 1.0)}}; }))
 #undef SAMPAN_BINARY_OP
+#undef SAMPAN_UNPAREN
 
 #define SAMPAN_BINARY_API(NAME)                            \
   Tensor NAME(const Tensor& x, const Tensor& y) {          \
@@ -339,7 +344,8 @@ SAMPAN_OP(core, pow)
                           "element (convert 'x' to a floating dtype)");
     })
     .vjp(pow_vjp)
-    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3}, -1.0, 0.31)}, {c128({3}), c128({3}, 0.5)}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3}, -1.0, 0.31)}, {c128({3}), c128({3}, 0.5)}}; })
+    .saves_for_vjp({"x", "y", "out"});
 
 SAMPAN_OP(core, maximum)
     .doc("Elementwise larger of x and y (NaN wins). The gradient goes to the larger input and is "
@@ -352,7 +358,8 @@ SAMPAN_OP(core, maximum)
       promoted_binary("core::maximum", x, y, out, Maximum{}, VisitReal{});
     })
     .vjp([](const VjpContext& c) { return extremum_vjp(c, true); })
-    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3}, 0.9)}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3}, 0.9)}}; })
+    .saves_for_vjp({"x", "y"});
 
 SAMPAN_OP(core, minimum)
     .doc("Elementwise smaller of x and y (NaN wins). The gradient goes to the smaller input and is "
@@ -365,7 +372,8 @@ SAMPAN_OP(core, minimum)
       promoted_binary("core::minimum", x, y, out, Minimum{}, VisitReal{});
     })
     .vjp([](const VjpContext& c) { return extremum_vjp(c, false); })
-    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3}, 0.9)}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3}, 0.9)}}; })
+    .saves_for_vjp({"x", "y"});
 
 SAMPAN_OP(core, atan2)
     .doc("The angle of the point (x, y) in (-pi, pi], i.e. atan(y / x) in the right quadrant.")
@@ -441,7 +449,8 @@ SAMPAN_OP(core, where)
       return {Tensor(), c.needs_grad(1) ? where(cond, g, zero) : Tensor(),
               c.needs_grad(2) ? where(cond, zero, g) : Tensor()};
     })
-    .samples([] { return std::vector<Values>{{from_vector({1, 0}, {2, 1}, DType::Bool), f64({2, 3}), f64({3}, 0.9)}}; });
+    .samples([] { return std::vector<Values>{{from_vector({1, 0}, {2, 1}, DType::Bool), f64({2, 3}), f64({3}, 0.9)}}; })
+    .saves_for_vjp({"cond"});
 
 SAMPAN_BINARY_API(pow)
 SAMPAN_BINARY_API(maximum)

@@ -54,7 +54,8 @@ SAMPAN_OP(core, to_device)
     .cuda([](const Tensor& x, const std::string&, Tensor& out) { transfer(x, out); })
 #endif
     .vjp([](const VjpContext& c) -> Grads { return {to_device(c.grad_output(0), c.input(0).device())}; })
-    .samples([] { return std::vector<Values>{{f64({2, 3}), std::string("cpu")}, {c128({4}), std::string("cpu")}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}), std::string("cpu")}, {c128({4}), std::string("cpu")}}; })
+    .saves_for_vjp({});
 
 SAMPAN_OP(core, cast)
     .doc("Converts `x` to `dtype` (NumPy names: 'float32', 'complex128' ...).")
@@ -68,7 +69,8 @@ SAMPAN_OP(core, cast)
       // The engine converts back to the input dtype (keeping the real part for real inputs).
       return {c.grad_output(0)};
     })
-    .samples([] { return std::vector<Values>{{f64({3}), std::string("float64")}, {c128({2}), std::string("complex128")}}; });
+    .samples([] { return std::vector<Values>{{f64({3}), std::string("float64")}, {c128({2}), std::string("complex128")}}; })
+    .saves_for_vjp({});
 
 SAMPAN_OP(core, clone)
     .doc("A contiguous copy of `x` that stays in the autograd graph.")
@@ -80,7 +82,8 @@ SAMPAN_OP(core, clone)
     .cuda([](const Tensor& x, Tensor& out) { transfer(x, out); })  // contiguous x only
 #endif
     .vjp([](const VjpContext& c) -> Grads { return {c.grad_output(0)}; })
-    .samples([] { return std::vector<Values>{{f64({2, 2})}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 2})}}; })
+    .saves_for_vjp({});
 
 SAMPAN_OP(core, copy_)
     .doc("Writes `src` (broadcast, converted to dst's dtype) into `dst` in place.")
@@ -105,7 +108,8 @@ SAMPAN_OP(core, copy_)
       // dst is overwritten: no gradient to its old value; src receives the gradient.
       return {Tensor(), c.grad_output(0)};
     })
-    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3})}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3})}}; })
+    .saves_for_vjp({});
 
 Tensor to_device(const Tensor& x, Device device) {
   static OpHandle op("core::to_device");

@@ -167,7 +167,8 @@ SAMPAN_OP(core, index_select)
       }
       return {index_add(zeros(x.shape(), g.dtype()), axis, index, g), Tensor()};
     })
-    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(1), from_vector({3, 0, 3, -2}, {4}, DType::Int64)}}; });
+    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(1), from_vector({3, 0, 3, -2}, {4}, DType::Int64)}}; })
+    .saves_for_vjp({"index"});
 
 namespace {
 void index_update_spec_check(const char* op, const TensorSpec& x, int64_t axis, const TensorSpec& index,
@@ -233,7 +234,8 @@ SAMPAN_OP(core, index_add)
       return {c.needs_grad(0) ? g : Tensor(), Tensor(),
               c.needs_grad(2) ? index_select(g, c.attr<int64_t>(1), c.input(2)) : Tensor()};
     })
-    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(0), from_vector({2, 0, 2}, {3}, DType::Int64), f64({3, 4}, 0.9)}}; });
+    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(0), from_vector({2, 0, 2}, {3}, DType::Int64), f64({3, 4}, 0.9)}}; })
+    .saves_for_vjp({"index"});
 
 SAMPAN_OP(core, index_copy)
     .doc("A copy of x with src's slices written at the positions `index` along `axis` (for "
@@ -275,7 +277,8 @@ SAMPAN_OP(core, index_copy)
       return {c.needs_grad(0) ? index_copy(g, axis, c.input(2), zeros({}, g.dtype())) : Tensor(), Tensor(),
               c.needs_grad(2) ? index_select(g, axis, c.input(2)) : Tensor()};
     })
-    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(1), from_vector({3, 0}, {2}, DType::Int64), f64({3, 2}, 0.9)}}; });
+    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(1), from_vector({3, 0}, {2}, DType::Int64), f64({3, 2}, 0.9)}}; })
+    .saves_for_vjp({"index"});
 
 SAMPAN_OP(core, gather)
     .amp(AmpCast::Float32)  // its gradient accumulates (index_add / scatter_add)
@@ -318,7 +321,8 @@ SAMPAN_OP(core, gather)
       Tensor x = c.input(0), g = c.grad_output(0);
       return {scatter_add(zeros(x.shape(), g.dtype()), c.attr<int64_t>(1), c.input(2), g), Tensor()};
     })
-    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(1), from_vector({0, 3, 3, 1, 2, 2}, {3, 2}, DType::Int64)}}; });
+    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(1), from_vector({0, 3, 3, 1, 2, 2}, {3, 2}, DType::Int64)}}; })
+    .saves_for_vjp({"index"});
 
 SAMPAN_OP(core, scatter_add)
     .amp(AmpCast::Float32)
@@ -374,7 +378,8 @@ SAMPAN_OP(core, scatter_add)
       return {c.needs_grad(0) ? g : Tensor(), Tensor(),
               c.needs_grad(2) ? gather(g, c.attr<int64_t>(1), c.input(2)) : Tensor()};
     })
-    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(0), from_vector({0, 2, 2, 0, 1, 1}, {2, 3}, DType::Int64), f64({2, 3}, 0.9)}}; });
+    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(0), from_vector({0, 2, 2, 0, 1, 1}, {2, 3}, DType::Int64), f64({2, 3}, 0.9)}}; })
+    .saves_for_vjp({"index"});
 
 // ------------------------------------------------------------------------------------------
 // C++ API

@@ -259,7 +259,8 @@ SAMPAN_OP(core, matmul)
     .shape(matmul_spec)
     .cpu(matmul_kernel)
     .vjp(matmul_vjp)
-    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3, 2})}, {c128({2, 2}), c128({2})}, {f64({3}), f64({2, 3, 2})}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3, 2})}, {c128({2, 2}), c128({2})}, {f64({3}), f64({2, 3, 2})}}; })
+    .saves_for_vjp({"a", "b"});
 
 SAMPAN_OP(core, outer)
     .doc("Outer product out[i, j] = a[i] * b[j] of the flattened operands.")
@@ -282,7 +283,8 @@ SAMPAN_OP(core, outer)
       return {c.needs_grad(0) ? reshape(matmul(g, conj(reshape(b, {-1}))), a.shape()) : Tensor(),
               c.needs_grad(1) ? reshape(matmul(transpose(g, 0, 1), conj(reshape(a, {-1}))), b.shape()) : Tensor()};
     })
-    .samples([] { return std::vector<Values>{{f64({3}), f64({2})}}; });
+    .samples([] { return std::vector<Values>{{f64({3}), f64({2})}}; })
+    .saves_for_vjp({"a", "b"});
 
 SAMPAN_OP(core, dot)
     .doc("Inner product sum(a * b) of two 1-D tensors of equal length (no conjugation; see vdot).")
@@ -301,7 +303,8 @@ SAMPAN_OP(core, dot)
       return {c.needs_grad(0) ? mul(g, conj(c.input(1))) : Tensor(),
               c.needs_grad(1) ? mul(g, conj(c.input(0))) : Tensor()};
     })
-    .samples([] { return std::vector<Values>{{f64({3}), f64({3}, 0.9)}}; });
+    .samples([] { return std::vector<Values>{{f64({3}), f64({3}, 0.9)}}; })
+    .saves_for_vjp({"a", "b"});
 
 SAMPAN_OP(core, vdot)
     .doc("sum(conj(a) * b) over the flattened operands (equal sizes): the inner product that is "

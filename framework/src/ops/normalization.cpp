@@ -137,7 +137,8 @@ SAMPAN_OP(core, batch_norm_train)
       return {gx, gw, gb};
     })
     .samples([] { return std::vector<Values>{{f64({5, 3}, -1.0, 0.31), f64({3}, 0.5, 0.4), f64({3}, -0.2, 0.3), 1e-5},
-                                                                 {f64({4, 2}), f64({2}, 1.2, -0.5), f64({2}, 0.1), 0.1}}; });
+                                                                 {f64({4, 2}), f64({2}, 1.2, -0.5), f64({2}, 0.1), 0.1}}; })
+    .saves_for_vjp({"x", "weight", "mean", "var"});
 
 SAMPAN_OP(core, batch_norm_train_backward)
     .doc("The gradient of core::batch_norm_train in two fused passes: from x, grad_out (N, C), the "

@@ -261,7 +261,8 @@ SAMPAN_OP(core, sum)
       if (!keepdim) g = reshape(g, reduced_shape(x.shape(), reduced_mask(axes, x.dim()), true));
       return {broadcast_to(g, x.shape())};
     })
-    .samples([] { return std::vector<Values>{{f64({2, 3, 2}), IntList{0, 2}, false}, {f64({3}), IntList{}, true}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3, 2}), IntList{0, 2}, false}, {f64({3}), IntList{}, true}}; })
+    .saves_for_vjp({});
 
 Tensor sum(const Tensor& x, const std::vector<int64_t>& axes, bool keepdim) {
   static OpHandle op("core::sum");
@@ -293,7 +294,8 @@ SAMPAN_OP(core, mean)
       if (!c.attr<bool>(2)) g = reshape(g, reduced_shape(x.shape(), mask, true));
       return {div(broadcast_to(g, x.shape()), scalar_like(static_cast<double>(reduced_count(x.shape(), mask)), g))};
     })
-    .samples([] { return std::vector<Values>{{f64({2, 3, 2}), IntList{0, 2}, false}, {f64({3}), IntList{}, true}, {c128({2})}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3, 2}), IntList{0, 2}, false}, {f64({3}), IntList{}, true}, {c128({2})}}; })
+    .saves_for_vjp({});
 
 Tensor mean(const Tensor& x, const std::vector<int64_t>& axes, bool keepdim) {
   static OpHandle op("core::mean");
@@ -650,7 +652,8 @@ SAMPAN_OP(core, cumsum)
       // out_j = sum_{i <= j} x_i, so grad_i = sum_{j >= i} g_j: the scan in the other direction.
       return {cumsum(c.grad_output(0), c.attr<int64_t>(1), !c.attr<bool>(2))};
     })
-    .samples([] { return std::vector<Values>{{f64({2, 3}), int64_t(1), false}, {c128({3}), int64_t(0), true}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}), int64_t(1), false}, {c128({3}), int64_t(0), true}}; })
+    .saves_for_vjp({});
 
 // ------------------------------------------------------------------------------------------
 // C++ API

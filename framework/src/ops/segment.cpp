@@ -269,7 +269,8 @@ SAMPAN_OP(core, segment_sum)
     })
 #endif
     .vjp([](const VjpContext& c) -> Grads { return {index_select(c.grad_output(0), 0, c.input(1)), Tensor()}; })
-    .samples([] { return std::vector<Values>{{f64({5, 3}), from_vector({2, 0, 2, 3, 0}, {5}, DType::Int64), int64_t(4)}, {f64({4}), from_vector({0, 0, 1, 1}, {4}, DType::Int64), int64_t(-1)}}; });
+    .samples([] { return std::vector<Values>{{f64({5, 3}), from_vector({2, 0, 2, 3, 0}, {5}, DType::Int64), int64_t(4)}, {f64({4}), from_vector({0, 0, 1, 1}, {4}, DType::Int64), int64_t(-1)}}; })
+    .saves_for_vjp({"segment_ids"});
 
 SAMPAN_OP(core, gather_add_scatter)
     .amp(AmpCast::Float32)
@@ -296,7 +297,8 @@ SAMPAN_OP(core, gather_add_scatter)
       return {gx, Tensor(), Tensor(), c.needs_grad(3) ? index_select(g, 0, scatter) : Tensor()};
     })
     .samples([] { return std::vector<Values>{{f64({4, 3}), from_vector({3, 0, 1, 3, 2}, {5}, DType::Int64), from_vector({1, 0, 1, 3, 0}, {5}, DType::Int64), int64_t(4), f64({5, 3}, -1.0, 0.31)},
-                                                                   {f64({3, 2}), from_vector({2, 0, 2}, {3}, DType::Int64), from_vector({0, 0, 1}, {3}, DType::Int64), int64_t(-1), Value()}}; });
+                                                                   {f64({3, 2}), from_vector({2, 0, 2}, {3}, DType::Int64), from_vector({0, 0, 1}, {3}, DType::Int64), int64_t(-1), Value()}}; })
+    .saves_for_vjp({"gather_index", "scatter_index"});
 
 SAMPAN_OP(core, segment_mean)
     .amp(AmpCast::Float32)
@@ -323,7 +325,8 @@ SAMPAN_OP(core, segment_mean)
       Tensor per_row = index_select(segment_count(ids, g.shape()[0]), 0, ids);
       return {div(index_select(g, 0, ids), count_column(per_row, g)), Tensor()};
     })
-    .samples([] { return std::vector<Values>{{f64({5, 3}), from_vector({2, 0, 2, 3, 0}, {5}, DType::Int64), int64_t(4)}}; });
+    .samples([] { return std::vector<Values>{{f64({5, 3}), from_vector({2, 0, 2, 3, 0}, {5}, DType::Int64), int64_t(4)}}; })
+    .saves_for_vjp({"segment_ids"});
 
 SAMPAN_OP(core, segment_max)
     .doc("out[s] = elementwise max of data[r] over the rows with segment_ids[r] == s, and the row "

@@ -215,7 +215,8 @@ SAMPAN_OP(core, reshape)
       out = Tensor(src.storage(), s, contiguous_strides(s), src.offset(), src.dtype());
     })
     .vjp([](const VjpContext& c) -> Grads { return {reshape(c.grad_output(0), c.input(0).shape())}; })
-    .samples([] { return std::vector<Values>{{f64({2, 3}), IntList{3, -1}}, {transpose(f64({2, 3}), 0, 1), IntList{6}}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}), IntList{3, -1}}, {transpose(f64({2, 3}), 0, 1), IntList{6}}}; })
+    .saves_for_vjp({});
 
 SAMPAN_OP(core, broadcast_to)
     .doc("A read-only broadcast view of x with `shape` (NumPy rules).")
@@ -231,7 +232,8 @@ SAMPAN_OP(core, broadcast_to)
       out = Tensor(x.storage(), shape, detail::broadcast_strides(x, shape), x.offset(), x.dtype());
     })
     .vjp([](const VjpContext& c) -> Grads { return {sum_to(c.grad_output(0), c.input(0).shape())}; })
-    .samples([] { return std::vector<Values>{{f64({3, 1}), IntList{2, 3, 4}}}; });
+    .samples([] { return std::vector<Values>{{f64({3, 1}), IntList{2, 3, 4}}}; })
+    .saves_for_vjp({});
 
 SAMPAN_OP(core, permute)
     .doc("A view with dimensions reordered: out.shape[i] = x.shape[dims[i]].")
@@ -256,7 +258,8 @@ SAMPAN_OP(core, permute)
       for (size_t i = 0; i < p.size(); ++i) inv[p[i]] = static_cast<int64_t>(i);
       return {permute(c.grad_output(0), inv)};
     })
-    .samples([] { return std::vector<Values>{{f64({2, 3, 4}), IntList{2, 0, 1}}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3, 4}), IntList{2, 0, 1}}}; })
+    .saves_for_vjp({});
 
 SAMPAN_OP(core, slice)
     .doc("A view of x[start:stop:step] along `axis` with Python's rules: negative positions count "
@@ -276,7 +279,8 @@ SAMPAN_OP(core, slice)
       return {slice_scatter(zeros(x.shape(), g.dtype()), g, c.attr<int64_t>(1), c.attr<int64_t>(2),
                             c.attr<int64_t>(3), c.attr<int64_t>(4))};
     })
-    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(1), int64_t(3), int64_t(0), int64_t(-2)}}; });
+    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(1), int64_t(3), int64_t(0), int64_t(-2)}}; })
+    .saves_for_vjp({});
 
 SAMPAN_OP(core, select)
     .doc("A view of x[..., index, ...] at position `index` of `axis`, which is dropped; a negative "
@@ -294,7 +298,8 @@ SAMPAN_OP(core, select)
       Tensor x = c.input(0), g = c.grad_output(0);
       return {select_scatter(zeros(x.shape(), g.dtype()), g, c.attr<int64_t>(1), c.attr<int64_t>(2))};
     })
-    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(1), int64_t(-1)}}; });
+    .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(1), int64_t(-1)}}; })
+    .saves_for_vjp({});
 
 SAMPAN_OP(core, squeeze)
     .doc("A view without the size-1 dimensions listed in `axes` (all size-1 dimensions when empty); "
@@ -310,7 +315,8 @@ SAMPAN_OP(core, squeeze)
       out = view_of(x, squeeze_geometry(geometry_of(x), axes));
     })
     .vjp([](const VjpContext& c) -> Grads { return {reshape(c.grad_output(0), c.input(0).shape())}; })
-    .samples([] { return std::vector<Values>{{f64({3, 1}), IntList{}}}; });
+    .samples([] { return std::vector<Values>{{f64({3, 1}), IntList{}}}; })
+    .saves_for_vjp({});
 
 SAMPAN_OP(core, unsqueeze)
     .doc("A view with a new size-1 dimension at position `axis` (-1 appends).")
@@ -320,7 +326,8 @@ SAMPAN_OP(core, unsqueeze)
     .shape([](const TensorSpec& x, int64_t axis) { return spec_of(x, unsqueeze_geometry(geometry_of(x), axis)); })
     .cpu([](const Tensor& x, int64_t axis, Tensor& out) { out = view_of(x, unsqueeze_geometry(geometry_of(x), axis)); })
     .vjp([](const VjpContext& c) -> Grads { return {reshape(c.grad_output(0), c.input(0).shape())}; })
-    .samples([] { return std::vector<Values>{{f64({3, 2}), int64_t(-1)}}; });
+    .samples([] { return std::vector<Values>{{f64({3, 2}), int64_t(-1)}}; })
+    .saves_for_vjp({});
 
 SAMPAN_OP(core, diagonal)
     .doc("A view of the diagonal of the planes (axis1, axis2), `offset` above (> 0) or below (< 0) "
@@ -340,7 +347,8 @@ SAMPAN_OP(core, diagonal)
       return {diagonal_scatter(zeros(x.shape(), g.dtype()), g, c.attr<int64_t>(1), c.attr<int64_t>(2),
                                c.attr<int64_t>(3))};
     })
-    .samples([] { return std::vector<Values>{{f64({2, 3, 4}), int64_t(1), int64_t(2), int64_t(1)}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3, 4}), int64_t(1), int64_t(2), int64_t(1)}}; })
+    .saves_for_vjp({});
 
 // ---- out-of-place writes into views ----
 
@@ -361,7 +369,8 @@ SAMPAN_OP(core, slice_scatter)
       return {c.needs_grad(0) ? slice_scatter(g, zeros({}, g.dtype()), axis, start, stop, step) : Tensor(),
               c.needs_grad(1) ? slice(g, axis, start, stop, step) : Tensor()};
     })
-    .samples([] { return std::vector<Values>{{f64({3, 4}), f64({3, 2}, 0.9), int64_t(1), int64_t(3), int64_t(0), int64_t(-2)}}; });
+    .samples([] { return std::vector<Values>{{f64({3, 4}), f64({3, 2}, 0.9), int64_t(1), int64_t(3), int64_t(0), int64_t(-2)}}; })
+    .saves_for_vjp({});
 
 SAMPAN_OP(core, select_scatter)
     .doc("A copy of x whose position `index` along `axis` holds src (broadcast, converted to x's "
@@ -380,7 +389,8 @@ SAMPAN_OP(core, select_scatter)
       return {c.needs_grad(0) ? select_scatter(g, zeros({}, g.dtype()), axis, index) : Tensor(),
               c.needs_grad(1) ? select(g, axis, index) : Tensor()};
     })
-    .samples([] { return std::vector<Values>{{f64({3, 4}), f64({3}, 0.9), int64_t(1), int64_t(2)}}; });
+    .samples([] { return std::vector<Values>{{f64({3, 4}), f64({3}, 0.9), int64_t(1), int64_t(2)}}; })
+    .saves_for_vjp({});
 
 SAMPAN_OP(core, diagonal_scatter)
     .doc("A copy of x whose diagonal (as core::diagonal selects it) holds src.")
@@ -399,7 +409,8 @@ SAMPAN_OP(core, diagonal_scatter)
       return {c.needs_grad(0) ? diagonal_scatter(g, zeros({}, g.dtype()), offset, a1, a2) : Tensor(),
               c.needs_grad(1) ? diagonal(g, offset, a1, a2) : Tensor()};
     })
-    .samples([] { return std::vector<Values>{{f64({3, 4}), f64({2}, 0.9), int64_t(-1), int64_t(0), int64_t(1)}}; });
+    .samples([] { return std::vector<Values>{{f64({3, 4}), f64({2}, 0.9), int64_t(-1), int64_t(0), int64_t(1)}}; })
+    .saves_for_vjp({});
 
 // ---- C++ API ----
 

@@ -50,7 +50,8 @@ SAMPAN_OP(core, softmax)
       Tensor y = c.output(0), g = c.grad_output(0);
       return {mul(y, sub(g, sum(mul(g, y), {c.attr<int64_t>(1)}, true)))};
     })
-    .samples([] { return std::vector<Values>{{f64({2, 3}), int64_t(1)}, {f64({2, 3}), int64_t(0)}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}), int64_t(1)}, {f64({2, 3}), int64_t(0)}}; })
+    .saves_for_vjp({"out"});
 
 SAMPAN_OP(core, log_softmax)
     .amp(AmpCast::Float32)
@@ -66,7 +67,8 @@ SAMPAN_OP(core, log_softmax)
       Tensor y = c.output(0), g = c.grad_output(0);
       return {sub(g, mul(exp(y), sum(g, {c.attr<int64_t>(1)}, true)))};
     })
-    .samples([] { return std::vector<Values>{{f64({2, 3}), int64_t(-1)}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}), int64_t(-1)}}; })
+    .saves_for_vjp({"out"});
 
 Tensor softmax(const Tensor& x, int64_t axis) {
   static OpHandle op("core::softmax");

@@ -92,29 +92,35 @@ Grads sign_vjp(const VjpContext& c) {
 
 SAMPAN_UNARY_OP(neg, "-x.", detail::numeric_unary_spec, detail::VisitNumeric, detail::kNumericDTypes, Neg,
                 [](const VjpContext& c) -> Grads { return {neg(c.grad_output(0))}; })
-    .samples([] { return std::vector<Values>{{f64({4})}}; });
+    .samples([] { return std::vector<Values>{{f64({4})}}; })
+    .saves_for_vjp({});
 SAMPAN_UNARY_OP(exp, "e**x, elementwise.", detail::floating_unary_spec, detail::VisitFloatingComplex,
                 detail::kFloatingComplexDTypes, Exp, exp_vjp)
     .amp(AmpCast::Float32)
-    .samples([] { return std::vector<Values>{{f64({4})}, {c128({2})}}; });
+    .samples([] { return std::vector<Values>{{f64({4})}, {c128({2})}}; })
+    .saves_for_vjp({"out"});
 SAMPAN_UNARY_OP(log, "Natural logarithm, elementwise.", detail::floating_unary_spec,
                 detail::VisitFloatingComplex, detail::kFloatingComplexDTypes, Log,
                 [](const VjpContext& c) -> Grads { return {div(c.grad_output(0), conj(c.input(0)))}; })
     .amp(AmpCast::Float32)
-    .samples([] { return std::vector<Values>{{f64({4}, 0.5)}}; });
+    .samples([] { return std::vector<Values>{{f64({4}, 0.5)}}; })
+    .saves_for_vjp({"x"});
 SAMPAN_UNARY_OP(log1p, "log(1 + x), accurate for small x.", detail::real_floating_unary_spec,
                 detail::VisitFloating, detail::kFloatingDTypes, Log1p,
                 [](const VjpContext& c) -> Grads { return {div(c.grad_output(0), c.input(0) + 1.0)}; })
     .amp(AmpCast::Float32)
-    .samples([] { return std::vector<Values>{{f64({2, 3})}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3})}}; })
+    .saves_for_vjp({"x"});
 SAMPAN_UNARY_OP(expm1, "exp(x) - 1, accurate for small x.", detail::real_floating_unary_spec,
                 detail::VisitFloating, detail::kFloatingDTypes, Expm1,
                 [](const VjpContext& c) -> Grads { return {mul(c.grad_output(0), c.output(0) + 1.0)}; })
     .amp(AmpCast::Float32)
-    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; })
+    .saves_for_vjp({"out"});
 SAMPAN_UNARY_OP(sqrt, "Square root (principal branch for complex).", detail::floating_unary_spec,
                 detail::VisitFloatingComplex, detail::kFloatingComplexDTypes, Sqrt, sqrt_vjp)
-    .samples([] { return std::vector<Values>{{f64({2, 3})}, {c128({3})}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3})}, {c128({3})}}; })
+    .saves_for_vjp({"out"});
 SAMPAN_UNARY_OP(rsqrt, "1 / sqrt(x).", detail::floating_unary_spec, detail::VisitFloatingComplex,
                 detail::kFloatingComplexDTypes, Rsqrt, [](const VjpContext& c) -> Grads {
                   // d x^(-1/2) = -x^(-3/2) / 2 = -out^3 / 2
@@ -122,37 +128,44 @@ SAMPAN_UNARY_OP(rsqrt, "1 / sqrt(x).", detail::floating_unary_spec, detail::Visi
                   return {mul(c.grad_output(0), conj(mul(mul(o, o), o) * -0.5))};
                 })
     .amp(AmpCast::Float32)
-    .samples([] { return std::vector<Values>{{f64({2, 3})}, {c128({3})}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3})}, {c128({3})}}; })
+    .saves_for_vjp({"out"});
 SAMPAN_UNARY_OP(sin, "Sine (radians).", detail::floating_unary_spec, detail::VisitFloatingComplex,
                 detail::kFloatingComplexDTypes, Sin,
                 [](const VjpContext& c) -> Grads { return {mul(c.grad_output(0), conj(cos(c.input(0))))}; })
-    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; })
+    .saves_for_vjp({"x"});
 SAMPAN_UNARY_OP(cos, "Cosine (radians).", detail::floating_unary_spec, detail::VisitFloatingComplex,
                 detail::kFloatingComplexDTypes, Cos,
                 [](const VjpContext& c) -> Grads { return {neg(mul(c.grad_output(0), conj(sin(c.input(0)))))}; })
-    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; })
+    .saves_for_vjp({"x"});
 SAMPAN_UNARY_OP(tan, "Tangent (radians).", detail::floating_unary_spec, detail::VisitFloatingComplex,
                 detail::kFloatingComplexDTypes, Tan, [](const VjpContext& c) -> Grads {
                   Tensor o = c.output(0);  // d tan = 1 + tan^2
                   return {mul(c.grad_output(0), conj(o * o + 1.0))};
                 })
-    .samples([] { return std::vector<Values>{{f64({2, 3}, -0.6, 0.1)}, {c128({2})}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -0.6, 0.1)}, {c128({2})}}; })
+    .saves_for_vjp({"out"});
 SAMPAN_UNARY_OP(tanh, "Hyperbolic tangent.", detail::floating_unary_spec, detail::VisitFloatingComplex,
                 detail::kFloatingComplexDTypes, Tanh, [](const VjpContext& c) -> Grads {
                   Tensor o = c.output(0);  // d tanh = 1 - tanh^2
                   return {mul(c.grad_output(0), conj(1.0 - o * o))};
                 })
-    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({2})}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({2})}}; })
+    .saves_for_vjp({"out"});
 SAMPAN_UNARY_OP(erf, "Gauss error function.", detail::real_floating_unary_spec, detail::VisitFloating,
                 detail::kFloatingDTypes, Erf, [](const VjpContext& c) -> Grads {
                   Tensor x = c.input(0);  // d erf = 2/sqrt(pi) exp(-x^2)
                   return {mul(c.grad_output(0), exp(neg(x * x)) * kTwoOverSqrtPi)};
                 })
-    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; })
+    .saves_for_vjp({"x"});
 SAMPAN_UNARY_OP(square, "x * x (keeps integer dtypes).", detail::numeric_unary_spec, detail::VisitNumeric,
                 detail::kNumericDTypes, Square,
                 [](const VjpContext& c) -> Grads { return {mul(c.grad_output(0), conj(c.input(0) * 2.0))}; })
-    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; })
+    .saves_for_vjp({"x"});
 SAMPAN_UNARY_OP(reciprocal, "1 / x (integers give float32).", detail::floating_unary_spec,
                 detail::VisitFloatingComplex, detail::kFloatingComplexDTypes, Reciprocal,
                 [](const VjpContext& c) -> Grads {
@@ -160,30 +173,37 @@ SAMPAN_UNARY_OP(reciprocal, "1 / x (integers give float32).", detail::floating_u
                   return {neg(mul(c.grad_output(0), conj(o * o)))};
                 })
     .amp(AmpCast::Float32)
-    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; })
+    .saves_for_vjp({"out"});
 // Piecewise constant: the gradient is zero almost everywhere (as in PyTorch).
 SAMPAN_UNARY_OP(floor, "Largest integer <= x (identity on integer dtypes).", detail::real_numeric_unary_spec,
                 detail::VisitReal, detail::kRealDTypes, Floor,
                 [](const VjpContext& c) -> Grads { return {zero_grad(c)}; })
-    .samples([] { return std::vector<Values>{{f64({2, 3})}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3})}}; })
+    .saves_for_vjp({});
 SAMPAN_UNARY_OP(ceil, "Smallest integer >= x (identity on integer dtypes).", detail::real_numeric_unary_spec,
                 detail::VisitReal, detail::kRealDTypes, Ceil,
                 [](const VjpContext& c) -> Grads { return {zero_grad(c)}; })
-    .samples([] { return std::vector<Values>{{f64({2, 3})}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3})}}; })
+    .saves_for_vjp({});
 SAMPAN_UNARY_OP(round, "Nearest integer, halves to even (identity on integer dtypes).",
                 detail::real_numeric_unary_spec, detail::VisitReal, detail::kRealDTypes, Round,
                 [](const VjpContext& c) -> Grads { return {zero_grad(c)}; })
-    .samples([] { return std::vector<Values>{{f64({2, 3})}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3})}}; })
+    .saves_for_vjp({});
 SAMPAN_UNARY_OP(sign, "-1, 0 or +1 (NaN stays NaN); z/|z| for complex z (0 at 0).", detail::numeric_unary_spec,
                 detail::VisitNumeric, detail::kNumericDTypes, Sign, sign_vjp)
-    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; })
+    .saves_for_vjp({"x", "out"});
 
 SAMPAN_UNARY_INPLACE_OP(exp_, "e**x, elementwise.", detail::inplace_floating_unary_spec,
                         detail::VisitFloatingComplex, detail::kFloatingComplexDTypes, Exp, exp_vjp)
-    .samples([] { return std::vector<Values>{{f64({2, 3})}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3})}}; })
+    .saves_for_vjp({"x"});
 SAMPAN_UNARY_INPLACE_OP(sqrt_, "Square root.", detail::inplace_floating_unary_spec, detail::VisitFloatingComplex,
                         detail::kFloatingComplexDTypes, Sqrt, sqrt_vjp)
-    .samples([] { return std::vector<Values>{{f64({2, 3})}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3})}}; })
+    .saves_for_vjp({"x"});
 
 // |x|: keeps real dtypes (integers stay integers); complex gives its real counterpart.
 SAMPAN_OP(core, abs)
@@ -205,7 +225,8 @@ SAMPAN_OP(core, abs)
     })
     // d|x| = sign(x) (z/|z| for complex: PyTorch's abs_backward); the subgradient 0 at 0.
     .vjp([](const VjpContext& c) -> Grads { return {mul(c.grad_output(0), sign(c.input(0)))}; })
-    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; });
+    .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; })
+    .saves_for_vjp({"x"});
 
 SAMPAN_OP(core, real)
     .doc("Real part (a copy; identity values for real tensors).")
@@ -222,7 +243,8 @@ SAMPAN_OP(core, real)
       });
     })
     .vjp([](const VjpContext& c) -> Grads { return {c.grad_output(0)}; })
-    .samples([] { return std::vector<Values>{{c128({3})}}; });
+    .samples([] { return std::vector<Values>{{c128({3})}}; })
+    .saves_for_vjp({});
 
 SAMPAN_OP(core, conj)
     .doc("Complex conjugate (a copy; identity values for real tensors).")
@@ -239,7 +261,8 @@ SAMPAN_OP(core, conj)
       });
     })
     .vjp([](const VjpContext& c) -> Grads { return {conj(c.grad_output(0))}; })
-    .samples([] { return std::vector<Values>{{c128({3})}}; });
+    .samples([] { return std::vector<Values>{{c128({3})}}; })
+    .saves_for_vjp({});
 
 SAMPAN_UNARY_API(neg)
 SAMPAN_UNARY_API(exp)
