@@ -67,6 +67,9 @@ void init_autograd(py::module_& m) {
         "True (the default): the tape keeps only what each vjp reads; False: every argument and output.");
   m.def("saved_tensor_selection_enabled", &saved_tensor_selection_enabled,
         "Whether the tape keeps only what each vjp reads (process-wide).");
+  m.def("set_buffer_donation", &set_buffer_donation, py::arg("enabled"),
+        "True (the default): an op may write its output over an input buffer its call alone holds.");
+  m.def("buffer_donation_enabled", &buffer_donation_enabled, "Whether buffer donation is on (process-wide).");
 }
 
 }  // namespace sampan::python

@@ -91,6 +91,9 @@ py::dict schema_dict(const OpSchema& op) {
   for (const auto& kv : op.kernels) devices.append(kv.first == DeviceType::CPU ? "cpu" : "cuda");
   d["devices"] = devices;
   d["has_samples"] = !op.samples.empty();
+  py::list reuses;  // tensor arguments whose buffer output 0 may take
+  for (int i : op.output_reuses) reuses.append(op.arg_names[static_cast<size_t>(i)]);
+  d["output_may_reuse"] = reuses;
   if (op.vjp_keeps_arg.empty()) {
     d["saves_for_vjp"] = py::none();  // everything is kept
   } else {
@@ -157,7 +160,7 @@ void init_ops(py::module_& m) {
         "arg_names, arg_kinds, output_names, nondifferentiable, once_differentiable, inplace, "
         "views, amp (autocast policy: keep, low_precision, float32), dtypes, defaults (argument name -> default), devices (those with a kernel), "
         "has_samples, saves_for_vjp (the argument and output names whose data the tape keeps for the "
-        "gradient; None: all).");
+        "gradient; None: all), output_may_reuse (arguments whose buffer the output may take).");
   m.def("has_op", [](const std::string& name) { return find_op_if(name) != nullptr; }, py::arg("name"));
   // einsum is a C++ composition of registered ops (not an op itself), so it is bound by hand.
   m.def("einsum", [](const std::string& equation, const std::vector<Tensor>& operands) {

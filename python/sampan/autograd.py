@@ -58,6 +58,19 @@ def saved_tensor_selection_enabled():
     return _C.saved_tensor_selection_enabled()
 
 
+def set_buffer_donation(enabled):
+    """True (the default): an op that declares it (elementwise ops, relu's and tanh's gradients)
+    may write its output over an input buffer that nothing but its call holds, on the CPU. In a
+    backward pass the gradients flowing between vjps are such buffers. False: every output gets a
+    fresh buffer (to measure what donation saves). Process-wide."""
+    _C.set_buffer_donation(bool(enabled))
+
+
+def buffer_donation_enabled():
+    """Whether buffer donation is on (see set_buffer_donation)."""
+    return _C.buffer_donation_enabled()
+
+
 def is_grad_enabled():
     """Whether ops record the autograd graph in this thread."""
     return _C.grad_mode_enabled()

@@ -96,12 +96,13 @@ SAMPAN_OP(deepmd, bias_tanh)
       });
     })
     .vjp([](const VjpContext& ctx) -> Grads {
-      Tensor du = tanh_backward_op()(ctx.grad_output(0), ctx.output(0))[0];
+      Tensor du = tanh_backward_op()(ctx.take_grad_output(0), ctx.output(0))[0];  // may write over g
       return {du, ctx.needs_grad(1) ? sum(du, {0}) : Tensor()};
     })
     .dtypes(kFloatTypes)
     .sample([] { return Values{sample_args::uniform({5, 3}, -2.5, 2.5, 21), sample_args::uniform({3}, -0.5, 0.5, 22)}; })  // pre-activations spanning the saturated and the linear range
-    .saves_for_vjp({"y"});
+    .saves_for_vjp({"y"})
+    .output_may_reuse({"u"});  // row loops that read each element before writing it
 
 SAMPAN_OP(deepmd, tanh_backward)
     .doc("g * (1 - y^2): the vjp of tanh from its output y (g and y of one shape), in one pass. "
@@ -121,6 +122,7 @@ SAMPAN_OP(deepmd, tanh_backward)
         kernels::tanh_backward_cpu<T>(g.data<T>(), y.data<T>(), g.numel(), out.data<T>());
       });
     })
+    .output_may_reuse({"g"})  // one elementwise loop
     .vjp([](const VjpContext& ctx) -> Grads {
       Tensor h = ctx.grad_output(0), g = ctx.input(0), y = ctx.input(1);
       // force training's second backward needs both: one pass over g, h, y instead of two

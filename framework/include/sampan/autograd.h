@@ -57,4 +57,10 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
 /// Process-wide; the switch exists to measure what the selection saves (bench/memory_bench.py).
 void set_saved_tensor_selection(bool enabled);
 bool saved_tensor_selection_enabled();
+
+/// Whether an op may write its output over an input buffer that its call alone holds (ops that
+/// declare .output_may_reuse; on by default, CPU tensors). Process-wide; the switch exists to
+/// measure what donation saves (bench/memory_bench.py).
+void set_buffer_donation(bool enabled);
+bool buffer_donation_enabled();
 }  // namespace sampan

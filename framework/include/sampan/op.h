@@ -39,7 +39,7 @@
 #include "sampan/tensor.h"
 
 #ifndef SAMPAN_ABI_VERSION
-#define SAMPAN_ABI_VERSION 3  // 2: OpSchema::amp; 3: OpSchema::vjp_keeps_*
+#define SAMPAN_ABI_VERSION 3  // 2: OpSchema::amp; 3: vjp_keeps_*, output_reuses, VjpContext::take_grad_output
 #endif
 
 namespace sampan {
@@ -93,6 +93,10 @@ class VjpContext {
   virtual Tensor output(size_t i) const = 0;
   /// Gradient of output `i` (zeros when that output did not reach the loss).
   virtual Tensor grad_output(size_t i) const = 0;
+  /// The same gradient, handed over: the context lets go of it, so an op it is moved into
+  /// (`op(std::move(g))`, or an OpHandle given the result directly) may write its output over
+  /// the buffer (.output_may_reuse). grad_output(i) afterwards raises.
+  virtual Tensor take_grad_output(size_t i) const = 0;
   /// Whether tensor slot `i` needs a gradient (skip work when not).
   virtual bool needs_grad(size_t slot) const = 0;
   virtual const Value& arg(size_t i) const = 0;
@@ -103,6 +107,7 @@ class VjpContext {
 namespace detail {
 // C++ values as op arguments (what OpHandle passes and .defaults() stores).
 inline Value to_value(const Tensor& t) { return t; }
+inline Value to_value(Tensor&& t) { return Value(std::move(t)); }  // the call may hold the only handle
 inline Value to_value(const std::optional<Tensor>& t) { return t ? Value(*t) : Value(); }
 inline Value to_value(std::nullopt_t) { return Value(); }
 inline Value to_value(const std::vector<Tensor>& t) { return t; }
@@ -157,6 +162,8 @@ class OpSchema {
   // What the tape keeps for the vjp (.saves_for_vjp), per argument and per output: true keeps the
   // tensor's data, false only its shape, dtype and device. Empty: everything is kept (the default).
   std::vector<bool> vjp_keeps_arg, vjp_keeps_output;
+  // Inputs whose buffer output 0 may take (.output_may_reuse), by argument index.
+  std::vector<int> output_reuses;
   // Per argument, its default (std::nullopt: none); filled by the registry from .defaults() and
   // None for optional tensors, trailing only. call_op and the Python functions fill missing
   // trailing arguments from it.
@@ -391,6 +398,15 @@ class OpBuilder {
     saves_names_.assign(names.begin(), names.end());
     return *this;
   }
+  /// Output 0 may be written over the buffer of these tensor arguments (by name) on the CPU: the
+  /// kernel is elementwise and tolerates its output aliasing that input exactly (the kernels an
+  /// in-place twin shares are). The dispatcher donates the buffer only when the call holds the
+  /// input's only handle (the caller moved it in), no other tensor shares its storage, its
+  /// layout and dtype are the output's, and the tape does not keep it for the vjp.
+  OpBuilder& output_may_reuse(std::initializer_list<const char*> names) {
+    reuse_names_.insert(reuse_names_.end(), names.begin(), names.end());
+    return *this;
+  }
   /// The vjp is an opaque computation: a second derivative through it raises.
   OpBuilder& once_differentiable() { schema_.once_differentiable = true; return *this; }
   /// Outputs carry no gradient (integer results, comparisons ...).
@@ -432,6 +448,7 @@ class OpBuilder {
   const std::vector<ArgDefault>& declared_defaults() const { return declared_defaults_; }
   bool saves_declared() const { return saves_declared_; }
   const std::vector<std::string>& saves_names() const { return saves_names_; }
+  const std::vector<std::string>& reuse_names() const { return reuse_names_; }
 
  private:
   OpSchema schema_;
@@ -441,6 +458,7 @@ class OpBuilder {
   std::string error_;
   bool saves_declared_ = false;
   std::vector<std::string> saves_names_;
+  std::vector<std::string> reuse_names_;
 };
 
 /// Validates a builder and adds its op to the process-wide registry. Errors found while a

@@ -318,6 +318,39 @@ std::string tensor_shapes(const OpSchema& op, const Values& args) {
   return s;
 }
 
+namespace {
+std::atomic<bool> g_buffer_donation{true};
+
+// The argument whose buffer output 0 takes, or nullptr: one the op declares (.output_may_reuse)
+// that this call holds the only handle of (the caller moved it in), whose storage nothing else
+// shares and sampan's allocator made, laid out as the output (contiguous from element 0, same
+// dtype and shape), and that the tape will not keep for the vjp. CPU only: the CUDA caching
+// allocator reuses blocks already, and the CUDA kernels are not audited for aliasing.
+const Tensor* buffer_donor(const OpSchema& op, const Values& args, const TensorSpec& out, Device dev, bool record) {
+  if (op.output_reuses.empty() || dev.type != DeviceType::CPU || !g_buffer_donation.load(std::memory_order_relaxed))
+    return nullptr;
+  if (jit::detail::active_tracer()) return nullptr;  // a traced graph records distinct buffers
+  for (int i : op.output_reuses) {
+    const Tensor* t = std::get_if<Tensor>(&args[static_cast<size_t>(i)]);
+    if (!t || !t->defined()) continue;
+    if (record && (!saved_tensor_selection_enabled() || op.keeps_arg_for_vjp(static_cast<size_t>(i)))) continue;
+    const auto& impl = t->impl_ptr();
+    if (impl.use_count() != 1) continue;  // a caller, a node or another argument holds it too
+    const auto& storage = impl->storage;
+    if (!storage || storage.use_count() != 1 || !detail::storage_from_allocator(*storage)) continue;
+    if (impl->offset != 0 || impl->dtype != out.dtype || impl->shape != out.shape || impl->device != dev) continue;
+    const detail::AutogradMeta* m = impl->autograd.get();
+    if (m && (m->is_view || m->retains_grad || (m->requires_grad && !m->grad_fn))) continue;
+    if (impl->strides != contiguous_strides(impl->shape)) continue;
+    return t;
+  }
+  return nullptr;
+}
+}  // namespace
+
+void set_buffer_donation(bool enabled) { g_buffer_donation.store(enabled); }
+bool buffer_donation_enabled() { return g_buffer_donation.load(); }
+
 std::vector<Tensor> call_op(const OpSchema& op, Values args) {
   validate_args(op, args);
   std::optional<profiler::detail::OpScope> profiled;  // times this call while the profiler runs
@@ -374,7 +407,9 @@ std::vector<Tensor> call_op(const OpSchema& op, Values args) {
       if (record && (op.keeps_arg_for_vjp(static_cast<size_t>(in)) || !saved_tensor_selection_enabled()))
         before_write.emplace_back(static_cast<size_t>(in), t.clone().detach());
     } else if (!op.is_view_output(static_cast<int>(o)) && !has_unknown_dim(specs[o].shape)) {
-      outs[o] = Tensor::empty(specs[o].shape, specs[o].dtype, op.transfers_device ? specs[o].device : dev);
+      const Tensor* donor = o == 0 ? buffer_donor(op, args, specs[0], dev, record) : nullptr;
+      outs[o] = donor ? Tensor(donor->storage(), specs[o].shape, donor->strides(), 0, specs[o].dtype)
+                      : Tensor::empty(specs[o].shape, specs[o].dtype, op.transfers_device ? specs[o].device : dev);
       if (o < kTracked) allocated[o] = outs[o].impl();
     }
   }
@@ -455,11 +490,20 @@ class NodeVjpContext final : public VjpContext {
   Tensor output(size_t i) const override { return node_.saved_output(i); }
   Tensor grad_output(size_t i) const override {
     SAMPAN_CHECK(i < grads_.size(), IndexError, "grad_output(", i, ") out of range");
+    SAMPAN_CHECK(i >= taken_.size() || !taken_[i], RuntimeError, "op '", node_.schema().name, "': its vjp asked grad_output(",
+                 i, ") after take_grad_output(", i, ") handed it over");
     if (!grads_[i].defined()) {
       const TensorSpec o = node_.output_spec(i);
       grads_[i] = zeros(o.shape, o.dtype, o.device);
     }
     return grads_[i];
+  }
+  Tensor take_grad_output(size_t i) const override {
+    Tensor g = grad_output(i);
+    grads_[i] = Tensor();
+    if (taken_.size() <= i) taken_.resize(grads_.size(), false);
+    taken_[i] = true;
+    return g;
   }
   bool needs_grad(size_t slot) const override { return node_.needs_grad(slot); }
   const Value& arg(size_t i) const override { return node_.arg(i); }
@@ -468,6 +512,7 @@ class NodeVjpContext final : public VjpContext {
  private:
   OpNode& node_;
   std::vector<Tensor>& grads_;
+  mutable std::vector<bool> taken_;  // per output: handed over by take_grad_output
 };
 }  // namespace
 

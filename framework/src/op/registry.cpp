@@ -140,6 +140,20 @@ void resolve_saves(OpSchema& s, const OpBuilder& b, std::ostringstream& err) {
   }
 }
 
+// The argument indices of .output_may_reuse(names): tensor arguments of a single-output op.
+void resolve_reuses(OpSchema& s, const OpBuilder& b, std::ostringstream& err) {
+  for (const std::string& name : b.reuse_names()) {
+    auto it = std::find(s.arg_names.begin(), s.arg_names.end(), name);
+    if (it == s.arg_names.end() || s.arg_kinds[static_cast<size_t>(it - s.arg_names.begin())] != ArgKind::Tensor) {
+      err << ".output_may_reuse names '" << name << "', which is not a tensor argument; ";
+      continue;
+    }
+    s.output_reuses.push_back(static_cast<int>(it - s.arg_names.begin()));
+  }
+  if (!s.output_reuses.empty() && s.output_names.size() != 1)
+    err << ".output_may_reuse is for ops with one output; ";
+}
+
 }  // namespace
 
 const char* arg_kind_name(ArgKind k) {
@@ -254,6 +268,7 @@ extern "C" void sampan_register_op(int abi_version, const OpBuilder* builder) {
   std::ostringstream default_errors;
   s->defaults = resolve_defaults(*s, builder->declared_defaults(), default_errors);
   resolve_saves(*s, *builder, default_errors);
+  resolve_reuses(*s, *builder, default_errors);
   if (!default_errors.str().empty()) {
     r.pending_errors.push_back("op '" + name + "' (library '" + r.loading_library + "'): " + default_errors.str());
     return;

@@ -37,7 +37,11 @@ Tensor relu_backward(const Tensor& x, const Tensor& g) {
 // One pass (core::relu_backward) instead of a comparison into a bool tensor and a select: relu's
 // gradient runs once per layer and training step over the widest activations. It reads the
 // output (out > 0 exactly where x > 0), so the tape need not keep relu's input alive too.
-Grads relu_vjp(const VjpContext& c) { return {relu_backward(c.output(0), c.grad_output(0))}; }
+// The output gradient is handed over, so relu_backward may write over its buffer.
+Grads relu_vjp(const VjpContext& c) {
+  static OpHandle op("core::relu_backward");
+  return {op(c.output(0), c.take_grad_output(0))[0]};
+}
 
 // ---- clamp: NaN bounds mean "no bound" (the C++ API maps std::nullopt to NaN) ----
 
@@ -113,7 +117,7 @@ SAMPAN_UNARY_OP(sigmoid, "The logistic function 1 / (1 + exp(-x)).", detail::flo
                 detail::VisitFloatingComplex, detail::kFloatingComplexDTypes, Sigmoid,
                 [](const VjpContext& c) -> Grads {
                   Tensor s = c.output(0);  // d sigmoid = s (1 - s)
-                  return {mul(c.grad_output(0), conj(mul(s, 1.0 - s)))};
+                  return {detail::mul_taking_grad(c.take_grad_output(0), conj(mul(s, 1.0 - s)))};
                 })
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; })
     .saves_for_vjp({"out"});
@@ -227,7 +231,8 @@ SAMPAN_OP(core, relu_backward)
     })
     .vjp([](const VjpContext& c) -> Grads { return {Tensor(), relu_backward(c.input(0), c.grad_output(0))}; })
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31), f64({2, 3}, 0.2, 0.4)}, {f64({2, 3}, -1.0, 0.31), f64({3}, 0.2, 0.4)}}; })
-    .saves_for_vjp({"x"});
+    .saves_for_vjp({"x"})
+    .output_may_reuse({"grad"});  // an elementwise loop (or a float32 temporary copied in at the end)
 
 SAMPAN_UNARY_API(sigmoid)
 SAMPAN_UNARY_API(relu)

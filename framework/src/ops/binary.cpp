@@ -99,6 +99,7 @@ struct Div { template <class T> T operator()(T a, T b) const { return a / b; } }
       .outputs("out")                                                                         \
       .shape(SPEC)                                                                            \
       .cpu([](const Tensor& x, const Tensor& y, Tensor& out) { promoted_binary("core::" #NAME, x, y, out, FN{}); }) \
+      .output_may_reuse({"x", "y"})                                                           \
       .vjp(VJP)                                                                               \
       .saves_for_vjp({SAMPAN_UNPAREN SAVES})                                                  \
       .samples(SAMPLES);                                                                      \
@@ -116,6 +117,11 @@ struct Div { template <class T> T operator()(T a, T b) const { return a / b; } }
 Grads add_vjp(const VjpContext& c) { return {c.grad_output(0), c.grad_output(0)}; }
 Grads sub_vjp(const VjpContext& c) { return {c.grad_output(0), neg(c.grad_output(0))}; }
 Grads mul_vjp(const VjpContext& c) {
+  if (c.needs_grad(0) != c.needs_grad(1)) {  // one gradient (a dropout mask, a constant factor):
+    const size_t other = c.needs_grad(0) ? 1 : 0;  // written over the output gradient's buffer
+    Tensor g = detail::mul_taking_grad(c.take_grad_output(0), conj(c.input(other)));
+    return c.needs_grad(0) ? Grads{g, Tensor()} : Grads{Tensor(), g};
+  }
   Tensor g = c.grad_output(0);
   return {c.needs_grad(0) ? mul(g, conj(c.input(1))) : Tensor(),
           c.needs_grad(1) ? mul(g, conj(c.input(0))) : Tensor()};

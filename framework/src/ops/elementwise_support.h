@@ -77,6 +77,13 @@ void ternary_loop(const Tensor& c, const Tensor& x, const Tensor& y, const Tenso
                        kernels::Strided<const In>{static_cast<const In*>(y.raw_data()), sy.data()});
 }
 
+/// g * y for a vjp that hands its output gradient over (VjpContext::take_grad_output): the
+/// product may then be written over g's buffer (core::mul's .output_may_reuse).
+inline Tensor mul_taking_grad(Tensor&& g, const Tensor& y) {
+  static OpHandle op("core::mul");
+  return std::move(op(std::move(g), y)[0]);
+}
+
 /// Throws TypeError naming argument `arg`, its dtype and what was `expected`, unless `ok`.
 /// Shape functions call it so a bad dtype fails before anything is allocated.
 inline void check_dtype(bool ok, const char* arg, DType got, const char* expected) {

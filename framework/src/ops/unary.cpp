@@ -76,7 +76,7 @@ Tensor zero_grad(const VjpContext& c) { return zeros_like(c.grad_output(0)); }
 Grads sqrt_vjp(const VjpContext& c) {  // d sqrt(x) = 1 / (2 sqrt(x))
   return {div(c.grad_output(0), conj(c.output(0) * 2.0))};
 }
-Grads exp_vjp(const VjpContext& c) { return {mul(c.grad_output(0), conj(c.output(0)))}; }
+Grads exp_vjp(const VjpContext& c) { return {detail::mul_taking_grad(c.take_grad_output(0), conj(c.output(0)))}; }
 
 // d sign(z)/dz for complex z (sign = z/|z|, not holomorphic): with s = sign(z),
 // grad = (g - s^2 conj(g)) / (2|z|), and 0 at z = 0 as in PyTorch's sgn_backward.
@@ -150,7 +150,7 @@ SAMPAN_UNARY_OP(tan, "Tangent (radians).", detail::floating_unary_spec, detail::
 SAMPAN_UNARY_OP(tanh, "Hyperbolic tangent.", detail::floating_unary_spec, detail::VisitFloatingComplex,
                 detail::kFloatingComplexDTypes, Tanh, [](const VjpContext& c) -> Grads {
                   Tensor o = c.output(0);  // d tanh = 1 - tanh^2
-                  return {mul(c.grad_output(0), conj(1.0 - o * o))};
+                  return {detail::mul_taking_grad(c.take_grad_output(0), conj(1.0 - o * o))};
                 })
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({2})}}; })
     .saves_for_vjp({"out"});

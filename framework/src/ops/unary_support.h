@@ -88,6 +88,7 @@ inline TensorSpec inplace_floating_unary_spec(const TensorSpec& x) {
       .shape(SPEC)                                                                                    \
       .dtypes(DTYPES)                                                                                 \
       .cpu([](const Tensor& x, Tensor& out) { ::sampan::detail::map_unary<VISIT>("core::" #NAME, x, out, FN{}); }) \
+      .output_may_reuse({"x"}) /* map_unary is the in-place twin's kernel too */                     \
       .vjp(VJP)
 #define SAMPAN_UNARY_INPLACE_OP(NAME, DOC, SPEC, VISIT, DTYPES, FN, VJP)                              \
   SAMPAN_OP(core, NAME)                                                                               \
