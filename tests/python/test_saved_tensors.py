@@ -1,12 +1,18 @@
 """The tape keeps only what each op's gradient reads (sp.autograd.set_saved_tensor_selection), and
 ops write over buffers nothing else holds (sp.autograd.set_buffer_donation): a GIN and a GCN
 train to the same bits either way, with less peak memory per step; the switches are process-wide."""
+import os
+import sys
+
 import numpy as np
 import pytest
 
 import sampan as sp
 from sampan.helix.models import GraphModel
 from helix_synthetic import ATOM_DIMS, BOND_DIMS, make_batch, random_graph
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+import memory_bench  # noqa: E402  (the elementwise chain whose bytes are checked here)
 
 
 @pytest.fixture
@@ -72,18 +78,7 @@ def test_buffer_donation_trains_to_the_same_bits(selection, conv):
 
 def backward_peak_of_an_elementwise_chain(donation):
     sp.autograd.set_buffer_donation(donation)
-    sp.manual_seed(1)
-    x = sp.randn(1 << 16, dtype=sp.float64).requires_grad_()
-    m = sp.randn(1 << 16, dtype=sp.float64)  # a constant factor, as a dropout mask is
-    h = x
-    for _ in range(4):
-        h = sp.relu(h * m + 0.1)
-    loss = h.sum()
-    del h
-    base = sp.profiler.memory_allocated("cpu")
-    sp.profiler.reset_peak_memory_stats("cpu")
-    loss.backward()
-    return x.grad.numpy().copy(), sp.profiler.max_memory_allocated("cpu") - base
+    return memory_bench.chain_backward()
 
 
 def test_buffer_donation_halves_the_backward_of_an_elementwise_chain(selection):
