@@ -1,6 +1,7 @@
 // sampan GPU benchmark: the ops with CUDA twins, timed on cuda:0 against the CPU (1 thread and all
 // threads) in one run, and the GPU's effective bandwidth against a device-to-device copy measured
-// in the same run (the bandwidth bound these memory-bound ops can reach). Sizes: a message-passing
+// in the same run (the bandwidth bound these memory-bound ops can reach). Sizes: elementwise add and
+// mul over 2^28 float32 (dense, a row broadcast, a transposed operand); a message-passing
 // batch of 100,000 nodes x 256 features and 400,000 edges; DeePMD's se_e2_a ops for 12,288 centres
 // x 138 slots (sel 46 + 92, 15% empty), the size of the replicated 12,000-atom water box.
 //
@@ -96,6 +97,19 @@ int main(int argc, char** argv) {
 
   Generator gen(7);
   std::vector<Case> cases;
+  {  // elementwise: 2^28 float32 (1 GiB per operand), dense and with a row broadcast
+    const int64_t n = int64_t{1} << 28, cols = 4096;
+    Tensor a = randn({n / cols, cols}, DType::Float32, &gen), b = randn({n / cols, cols}, DType::Float32, &gen);
+    Tensor row = randn({cols}, DType::Float32, &gen);
+    const double gib = static_cast<double>(n) * 4;
+    cases.push_back({"add 2^28 float32", 3 * gib, [](const std::vector<Tensor>& t) { (void)add(t[0], t[1]); }, {a, b}});
+    cases.push_back({"mul 2^28 float32", 3 * gib, [](const std::vector<Tensor>& t) { (void)mul(t[0], t[1]); }, {a, b}});
+    cases.push_back({"add [65536x4096]+[4096]", 2 * gib, [](const std::vector<Tensor>& t) { (void)add(t[0], t[1]); },
+                     {a, row}});
+    cases.push_back({"add transposed 2^28", 3 * gib,
+                     [](const std::vector<Tensor>& t) { (void)add(transpose(t[0], 0, 1), t[1]); },
+                     {a, transpose(b, 0, 1).contiguous()}});
+  }
   {
     const int64_t n = 100000, e = 400000, f = 256;
     Tensor x = randn({n, f}, DType::Float32, &gen);

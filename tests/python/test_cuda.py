@@ -74,3 +74,50 @@ def test_gradients_cross_devices_and_memory_is_counted():
     np.testing.assert_array_equal(x.grad.numpy(), w.numpy())
     del g
     assert sp.cuda.memory_allocated() == before
+
+
+ELEMENTWISE_BINARY = ["add", "sub", "mul", "div"]
+
+
+VIEWS = ["reshape", "broadcast_to", "permute", "slice", "select", "squeeze", "unsqueeze", "diagonal"]
+
+
+@pytest.mark.parametrize("op", [f"core::{n}" for n in ELEMENTWISE_BINARY] + [f"core::{n}_" for n in ELEMENTWISE_BINARY]
+                         + [f"core::{n}" for n in VIEWS])
+def test_elementwise_binary_and_view_ops_have_cuda_kernels_exactly_where_cuda_is_built(op):
+    assert ("cuda" in sp.ops.schema(op)["devices"]) == sp.cuda.built(), op
+
+
+@needs_gpu
+@pytest.mark.parametrize("name", ELEMENTWISE_BINARY)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+def test_elementwise_binary_on_the_gpu_gives_the_cpus_bits(name, dtype):
+    rng = np.random.default_rng(3)
+    x = (rng.uniform(-4, 4, size=(6, 5)) * 8).astype(dtype)
+    y = (rng.uniform(0.5, 4, size=(5,)) * 8).astype(dtype)  # no zero: div's integers go to float
+    op = getattr(sp, name)
+    # (x, y) -> operands, applied on each device: the views are made where the data is
+    layouts = [lambda a, b: (a, b),                                   # row broadcast
+               lambda a, b: (a.transpose(0, 1), a.reshape([5, 6])),   # a transposed operand
+               lambda a, b: (a[:, 1:4], b[1:4].unsqueeze(0))]         # sliced views
+    for make in layouts:
+        want = op(*make(sp.tensor(x), sp.tensor(y)))
+        on_gpu = make(sp.tensor(x).cuda(), sp.tensor(y).cuda())
+        assert all(t.device == "cuda:0" for t in on_gpu)
+        if name == "div" and dtype.startswith("int"):  # true division: the GPU does not cast yet
+            with pytest.raises(NotImplementedError, match="no dtype conversion on the GPU yet"):
+                op(*on_gpu)
+            continue
+        got = op(*on_gpu)
+        assert got.device == "cuda:0" and got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+
+
+@needs_gpu
+def test_elementwise_in_place_on_the_gpu_and_mixed_dtypes_name_the_missing_cast():
+    x = sp.tensor(np.arange(12.0).reshape(3, 4))
+    g = x.cuda()
+    g.mul_(sp.tensor([0.5, 2.0, -1.0, 3.0]).cuda())
+    np.testing.assert_array_equal(g.cpu().numpy(), (x * sp.tensor([0.5, 2.0, -1.0, 3.0])).numpy())
+    with pytest.raises(NotImplementedError, match="core::add: on CUDA, both arguments must already have"):
+        sp.add(g, sp.tensor([1, 2, 3, 4], dtype="int64").cuda())

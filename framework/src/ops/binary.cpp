@@ -9,6 +9,12 @@
 #include "sampan/ops.h"
 #include "elementwise_support.h"
 #include "sample_support.h"
+#include "../kernels/binary_element.h"
+#if defined(SAMPAN_CUDA_KERNELS)
+#include "cuda_support.h"
+#include "strided_layout.h"
+#include "../kernels/elementwise_kernels_cuda.h"
+#endif
 
 using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
@@ -82,10 +88,34 @@ TensorSpec div_spec(const TensorSpec& x, const TensorSpec& y) {
   return s;
 }
 
-struct Add { template <class T> T operator()(T a, T b) const { return a + b; } };
-struct Sub { template <class T> T operator()(T a, T b) const { return a - b; } };
-struct Mul { template <class T> T operator()(T a, T b) const { return a * b; } };
-struct Div { template <class T> T operator()(T a, T b) const { return a / b; } };
+using Add = kernels::AddElement;  // the per-element bodies the CUDA twins share
+using Sub = kernels::SubElement;
+using Mul = kernels::MulElement;
+using Div = kernels::DivElement;
+
+#if defined(SAMPAN_CUDA_KERNELS)
+// out = F{}(x, y) on the GPU, any strides and broadcasting; both inputs in out's dtype (the GPU
+// has no cast kernel yet).
+template <class F> void binary_on_cuda(const char* name, const Tensor& x, const Tensor& y, const Tensor& out) {
+  const DType dtype = out.dtype();
+  if (x.dtype() != dtype || y.dtype() != dtype)
+    SAMPAN_THROW(NotImplementedError, name, ": on CUDA, both arguments must already have the result's dtype ",
+                 dtype_name(dtype), " (no dtype conversion on the GPU yet), got ", dtype_name(x.dtype()), " and ",
+                 dtype_name(y.dtype()), "; cast them first");
+  const kernels::StridedLayout<3> layout = detail::strided_layout<3>(name, out, {&x, &y});
+  cuda_support::visit_cuda_dtype(dtype, name, false, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    cuda_support::run_device([&] {
+      kernels::binary_cuda<F, T>(layout, out.numel(), static_cast<T*>(out.raw_data()),
+                                 static_cast<const T*>(x.raw_data()), static_cast<const T*>(y.raw_data()));
+    });
+  });
+}
+#define SAMPAN_BINARY_CUDA(NAME, FN) \
+  .cuda([](const Tensor& x, const Tensor& y, Tensor& out) { binary_on_cuda<FN>(NAME, x, y, out); })
+#else
+#define SAMPAN_BINARY_CUDA(NAME, FN)
+#endif
 
 }  // namespace
 
@@ -99,6 +129,7 @@ struct Div { template <class T> T operator()(T a, T b) const { return a / b; } }
       .outputs("out")                                                                         \
       .shape(SPEC)                                                                            \
       .cpu([](const Tensor& x, const Tensor& y, Tensor& out) { promoted_binary("core::" #NAME, x, y, out, FN{}); }) \
+      SAMPAN_BINARY_CUDA("core::" #NAME, FN)                                                  \
       .output_may_reuse({"x", "y"})                                                           \
       .vjp(VJP)                                                                               \
       .saves_for_vjp({SAMPAN_UNPAREN SAVES})                                                  \
@@ -110,6 +141,7 @@ struct Div { template <class T> T operator()(T a, T b) const { return a / b; } }
       .inplace(0, 0)                                                                          \
       .shape(inplace_spec)                                                                    \
       .cpu([](const Tensor& x, const Tensor& y, Tensor& out) { promoted_binary("core::" #NAME "_", x, y, out, FN{}); }) \
+      SAMPAN_BINARY_CUDA("core::" #NAME "_", FN)                                              \
       .vjp(VJP)                                                                               \
       .saves_for_vjp({SAMPAN_UNPAREN SAVES})                                                  \
       .samples(INPLACE_SAMPLES);
@@ -146,6 +178,7 @@ SAMPAN_BINARY_OP(div, Div, "x / y with broadcasting (true division).", div_spec,
                  ([] { return std::vector<Values>{{f64({2, 3}), f64({3}, 1.0)}}; }),
                  ([] { return std::vector<Values>{{f64({2, 3}), f64({3}, 1.0)}}; }))
 #undef SAMPAN_BINARY_OP
+#undef SAMPAN_BINARY_CUDA
 #undef SAMPAN_UNPAREN
 
 #define SAMPAN_BINARY_API(NAME)                            \

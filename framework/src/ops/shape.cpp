@@ -201,6 +201,14 @@ SliceRange normalize_slice(int64_t size, int64_t start, int64_t stop, int64_t st
   return r;
 }
 
+// The view ops compute a layout over x's storage and touch no data, so one kernel serves every
+// device (reshape copies only a strided x, through clone, which says what it cannot copy).
+#if defined(SAMPAN_CUDA_KERNELS)
+#define SAMPAN_ANY_DEVICE(KERNEL) .cpu(KERNEL).cuda(KERNEL)
+#else
+#define SAMPAN_ANY_DEVICE(KERNEL) .cpu(KERNEL)
+#endif
+
 SAMPAN_OP(core, reshape)
     .doc("Same data with a new shape (a view when the layout allows, else a copy); one size may be -1.")
     .args("x", "shape")
@@ -209,11 +217,11 @@ SAMPAN_OP(core, reshape)
     .shape([](const TensorSpec& x, const std::vector<int64_t>& shape) {
       return TensorSpec{infer_reshape(x.shape, shape), x.dtype, x.device};
     })
-    .cpu([](const Tensor& x, const std::vector<int64_t>& shape, Tensor& out) {
+    SAMPAN_ANY_DEVICE(([](const Tensor& x, const std::vector<int64_t>& shape, Tensor& out) {
       Shape s = infer_reshape(x.shape(), shape);
       Tensor src = x.is_contiguous() ? x : clone(x);
       out = Tensor(src.storage(), s, contiguous_strides(s), src.offset(), src.dtype());
-    })
+    }))
     .vjp([](const VjpContext& c) -> Grads { return {reshape(c.grad_output(0), c.input(0).shape())}; })
     .samples([] { return std::vector<Values>{{f64({2, 3}), IntList{3, -1}}, {transpose(f64({2, 3}), 0, 1), IntList{6}}}; })
     .saves_for_vjp({});
@@ -228,9 +236,9 @@ SAMPAN_OP(core, broadcast_to)
         SAMPAN_THROW(ValueError, "cannot broadcast shape ", shape_str(x.shape), " to ", shape_str(shape));
       return TensorSpec{shape, x.dtype, x.device};
     })
-    .cpu([](const Tensor& x, const std::vector<int64_t>& shape, Tensor& out) {
+    SAMPAN_ANY_DEVICE(([](const Tensor& x, const std::vector<int64_t>& shape, Tensor& out) {
       out = Tensor(x.storage(), shape, detail::broadcast_strides(x, shape), x.offset(), x.dtype());
-    })
+    }))
     .vjp([](const VjpContext& c) -> Grads { return {sum_to(c.grad_output(0), c.input(0).shape())}; })
     .samples([] { return std::vector<Values>{{f64({3, 1}), IntList{2, 3, 4}}}; })
     .saves_for_vjp({});
@@ -246,12 +254,12 @@ SAMPAN_OP(core, permute)
       for (size_t i = 0; i < p.size(); ++i) s[i] = x.shape[p[i]];
       return TensorSpec{s, x.dtype, x.device};
     })
-    .cpu([](const Tensor& x, const std::vector<int64_t>& dims, Tensor& out) {
+    SAMPAN_ANY_DEVICE(([](const Tensor& x, const std::vector<int64_t>& dims, Tensor& out) {
       auto p = normalize_perm(dims, x.dim());
       Shape s(p.size()), st(p.size());
       for (size_t i = 0; i < p.size(); ++i) { s[i] = x.shape()[p[i]]; st[i] = x.strides()[p[i]]; }
       out = Tensor(x.storage(), s, st, x.offset(), x.dtype());
-    })
+    }))
     .vjp([](const VjpContext& c) -> Grads {
       auto p = normalize_perm(c.attr<std::vector<int64_t>>(1), c.input(0).dim());
       std::vector<int64_t> inv(p.size());
@@ -271,9 +279,9 @@ SAMPAN_OP(core, slice)
     .shape([](const TensorSpec& x, int64_t axis, int64_t start, int64_t stop, int64_t step) {
       return spec_of(x, slice_geometry(geometry_of(x), axis, start, stop, step));
     })
-    .cpu([](const Tensor& x, int64_t axis, int64_t start, int64_t stop, int64_t step, Tensor& out) {
+    SAMPAN_ANY_DEVICE(([](const Tensor& x, int64_t axis, int64_t start, int64_t stop, int64_t step, Tensor& out) {
       out = view_of(x, slice_geometry(geometry_of(x), axis, start, stop, step));
-    })
+    }))
     .vjp([](const VjpContext& c) -> Grads {
       Tensor x = c.input(0), g = c.grad_output(0);
       return {slice_scatter(zeros(x.shape(), g.dtype()), g, c.attr<int64_t>(1), c.attr<int64_t>(2),
@@ -291,9 +299,9 @@ SAMPAN_OP(core, select)
     .shape([](const TensorSpec& x, int64_t axis, int64_t index) {
       return spec_of(x, select_geometry(geometry_of(x), axis, index));
     })
-    .cpu([](const Tensor& x, int64_t axis, int64_t index, Tensor& out) {
+    SAMPAN_ANY_DEVICE(([](const Tensor& x, int64_t axis, int64_t index, Tensor& out) {
       out = view_of(x, select_geometry(geometry_of(x), axis, index));
-    })
+    }))
     .vjp([](const VjpContext& c) -> Grads {
       Tensor x = c.input(0), g = c.grad_output(0);
       return {select_scatter(zeros(x.shape(), g.dtype()), g, c.attr<int64_t>(1), c.attr<int64_t>(2))};
@@ -311,9 +319,9 @@ SAMPAN_OP(core, squeeze)
     .shape([](const TensorSpec& x, const std::vector<int64_t>& axes) {
       return spec_of(x, squeeze_geometry(geometry_of(x), axes));
     })
-    .cpu([](const Tensor& x, const std::vector<int64_t>& axes, Tensor& out) {
+    SAMPAN_ANY_DEVICE(([](const Tensor& x, const std::vector<int64_t>& axes, Tensor& out) {
       out = view_of(x, squeeze_geometry(geometry_of(x), axes));
-    })
+    }))
     .vjp([](const VjpContext& c) -> Grads { return {reshape(c.grad_output(0), c.input(0).shape())}; })
     .samples([] { return std::vector<Values>{{f64({3, 1}), IntList{}}}; })
     .saves_for_vjp({});
@@ -324,7 +332,7 @@ SAMPAN_OP(core, unsqueeze)
     .outputs("out")
     .view(0)
     .shape([](const TensorSpec& x, int64_t axis) { return spec_of(x, unsqueeze_geometry(geometry_of(x), axis)); })
-    .cpu([](const Tensor& x, int64_t axis, Tensor& out) { out = view_of(x, unsqueeze_geometry(geometry_of(x), axis)); })
+    SAMPAN_ANY_DEVICE(([](const Tensor& x, int64_t axis, Tensor& out) { out = view_of(x, unsqueeze_geometry(geometry_of(x), axis)); }))
     .vjp([](const VjpContext& c) -> Grads { return {reshape(c.grad_output(0), c.input(0).shape())}; })
     .samples([] { return std::vector<Values>{{f64({3, 2}), int64_t(-1)}}; })
     .saves_for_vjp({});
@@ -339,9 +347,9 @@ SAMPAN_OP(core, diagonal)
     .shape([](const TensorSpec& x, int64_t offset, int64_t a1, int64_t a2) {
       return spec_of(x, diagonal_geometry(geometry_of(x), offset, a1, a2));
     })
-    .cpu([](const Tensor& x, int64_t offset, int64_t a1, int64_t a2, Tensor& out) {
+    SAMPAN_ANY_DEVICE(([](const Tensor& x, int64_t offset, int64_t a1, int64_t a2, Tensor& out) {
       out = view_of(x, diagonal_geometry(geometry_of(x), offset, a1, a2));
-    })
+    }))
     .vjp([](const VjpContext& c) -> Grads {
       Tensor x = c.input(0), g = c.grad_output(0);
       return {diagonal_scatter(zeros(x.shape(), g.dtype()), g, c.attr<int64_t>(1), c.attr<int64_t>(2),
@@ -351,6 +359,8 @@ SAMPAN_OP(core, diagonal)
     .saves_for_vjp({});
 
 // ---- out-of-place writes into views ----
+
+#undef SAMPAN_ANY_DEVICE
 
 SAMPAN_OP(core, slice_scatter)
     .doc("A copy of x whose slice x[start:stop:step] along `axis` holds src (broadcast, converted "

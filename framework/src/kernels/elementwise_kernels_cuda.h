@@ -1,0 +1,19 @@
+// CUDA elementwise kernels over strided, broadcast operands (defined in elementwise_kernels.cu,
+// compiled only where nvcc exists: SAMPAN_CUDA_KERNELS). Pointers are device pointers to element
+// 0 of each operand; the layout (strided_index.h) gives every operand's strides over the
+// iteration shape of n elements. Errors leave as std::runtime_error.
+#pragma once
+
+#include <cstdint>
+
+#include "strided_index.h"
+
+namespace sampan::kernels {
+
+/// out = F{}(x, y) elementwise (F: AddElement ... DivElement of binary_element.h; T: float,
+/// double, int32_t, int64_t). out may be x or y (the in-place ops). Asynchronous on the default
+/// stream, as the ops that follow it.
+template <class F, class T>
+void binary_cuda(const StridedLayout<3>& layout, int64_t n, T* out, const T* x, const T* y);
+
+}  // namespace sampan::kernels

@@ -1,0 +1,117 @@
+// The addressing of the CUDA elementwise kernels (kernels/strided_index.h) and the layouts the op
+// layer builds for them (ops/strided_layout.h), run on the CPU: every element of broadcast,
+// permuted, sliced and in-place operands goes through binary_at with the per-element body the
+// GPU runs, and the result must have the CPU op's bits. A GPU runs the same functions per thread.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include "sampan/ops.h"
+#include "../../../framework/src/kernels/binary_element.h"
+#include "../../../framework/src/kernels/strided_index.h"
+#include "../../../framework/src/ops/strided_layout.h"
+
+#include "../test_util.h"
+#include "../thrown_message.h"
+
+using namespace sampan;
+using sampan::test::uniform;
+
+namespace {
+
+// out = F(x, y) written by walking binary_at over every element, as the CUDA kernel's threads do.
+template <class F> Tensor through_binary_at(const Tensor& x, const Tensor& y, Tensor out) {
+  const auto layout = detail::strided_layout<3>("test", out, {&x, &y});
+  const int64_t n = out.numel();
+  for (int64_t k = 0; k < n; ++k)
+    kernels::binary_at(layout, k, static_cast<double*>(out.raw_data()), static_cast<const double*>(x.raw_data()),
+                       static_cast<const double*>(y.raw_data()), F{});
+  return out;
+}
+
+void expect_same_bits(const Tensor& got, const Tensor& want) {
+  ASSERT_EQ(got.shape(), want.shape());
+  const Tensor g = got.contiguous(), w = want.contiguous();
+  ASSERT_EQ(std::memcmp(g.raw_data(), w.raw_data(), w.nbytes()), 0);
+}
+
+struct Case {
+  const char* what;
+  Tensor x, y;
+};
+
+std::vector<Case> cases() {
+  return {
+      {"same shape, contiguous (the dense path)", uniform({3, 5}, -2, 2, 1), uniform({3, 5}, 0.5, 2, 2)},
+      {"row broadcast", uniform({4, 3}, -2, 2, 3), uniform({3}, 0.5, 2, 4)},
+      {"column against row", uniform({4, 1}, -2, 2, 5), uniform({1, 6}, 0.5, 2, 6)},
+      {"0-d scalar", uniform({5, 2}, -2, 2, 7), uniform({}, 0.5, 2, 8)},
+      {"transposed x", transpose(uniform({6, 4}, -2, 2, 9), 0, 1), uniform({4, 6}, 0.5, 2, 10)},
+      {"permuted rank 4 against a broadcast rank 2",
+       permute(uniform({2, 3, 4, 5}, -2, 2, 11), {3, 1, 0, 2}), uniform({1, 4}, 0.5, 2, 12)},
+      {"sliced x (offset and gaps)", narrow(transpose(uniform({7, 5}, -2, 2, 13), 0, 1), 1, 2, 4),
+       uniform({5, 1}, 0.5, 2, 14)},
+      {"rank 8", uniform({2, 1, 2, 1, 2, 1, 2, 3}, -2, 2, 15), uniform({2, 1, 2, 1, 2, 3}, 0.5, 2, 16)},
+  };
+}
+
+template <class F> void expect_like_the_op(const char* name, Tensor (*op)(const Tensor&, const Tensor&)) {
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(std::string(name) + ", " + c.what);
+    const Tensor want = op(c.x, c.y);
+    expect_same_bits(through_binary_at<F>(c.x, c.y, Tensor::empty(want.shape(), DType::Float64)), want);
+    // A transposed output: the kernel writes through its strides too.
+    if (want.dim() == 2) {
+      Tensor out_t = transpose(Tensor::empty({want.shape()[1], want.shape()[0]}, DType::Float64), 0, 1);
+      expect_same_bits(through_binary_at<F>(c.x, c.y, out_t), want);
+    }
+  }
+}
+
+}  // namespace
+
+TEST(StridedLayout, BinaryAtGivesTheCpuOpsBitsForEveryLayout) {
+  expect_like_the_op<kernels::AddElement>("add", add);
+  expect_like_the_op<kernels::SubElement>("sub", sub);
+  expect_like_the_op<kernels::MulElement>("mul", mul);
+  expect_like_the_op<kernels::DivElement>("div", div);
+}
+
+TEST(StridedLayout, InPlaceWritesOverTheFirstOperand) {
+  Tensor x = transpose(uniform({5, 3}, -2, 2, 21), 0, 1).contiguous();
+  const Tensor y = uniform({5}, 0.5, 2, 22);
+  const Tensor want = mul(x, y);
+  expect_same_bits(through_binary_at<kernels::MulElement>(x, y, x), want);
+  expect_same_bits(x, want);
+}
+
+TEST(StridedLayout, DenseOnlyWhenEveryOperandIsContiguousWithTheResultsShape) {
+  const Tensor a = uniform({3, 4}, 0, 1, 1), b = uniform({3, 4}, 0, 1, 2);
+  const Tensor out = Tensor::empty({3, 4}, DType::Float64);
+  EXPECT_TRUE((detail::strided_layout<3>("t", out, {&a, &b}).dense));
+  const Tensor row = uniform({4}, 0, 1, 3);
+  const auto broadcast = detail::strided_layout<3>("t", out, {&a, &row});
+  EXPECT_FALSE(broadcast.dense);
+  EXPECT_EQ(broadcast.strides[2][0], 0);  // the missing leading dimension reads the same row
+  EXPECT_EQ(broadcast.strides[2][1], 1);
+  const Tensor at = transpose(uniform({4, 3}, 0, 1, 4), 0, 1);
+  const auto transposed = detail::strided_layout<3>("t", out, {&at, &b});
+  EXPECT_FALSE(transposed.dense);
+  EXPECT_EQ(transposed.strides[1][0], 1);
+  EXPECT_EQ(transposed.strides[1][1], 3);
+}
+
+TEST(StridedLayout, RefusesWhatTheKernelsCannotAddress) {
+  const Tensor big = Tensor::empty({1, 1, 1, 1, 1, 1, 1, 1, 2}, DType::Float64);
+  const auto too_many = [&] { detail::strided_layout<3>("core::add", big, {&big, &big}); };
+  EXPECT_THROW(too_many(), NotImplementedError);
+  const std::string rank = test::thrown_message(too_many);
+  EXPECT_NE(rank.find("core::add: the CUDA elementwise kernels take up to 8 dimensions"), std::string::npos) << rank;
+  const Tensor out = Tensor::empty({3, 4}, DType::Float64), wrong = Tensor::empty({2, 4}, DType::Float64);
+  const auto mismatched = [&] { detail::strided_layout<3>("core::add", out, {&out, &wrong}); };
+  EXPECT_THROW(mismatched(), ValueError);
+  const std::string shape = test::thrown_message(mismatched);
+  EXPECT_NE(shape.find("input of shape [2, 4] does not broadcast to [3, 4]"), std::string::npos) << shape;
+}
