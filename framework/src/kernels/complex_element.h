@@ -1,0 +1,32 @@
+// A complex number the CUDA kernels can compute with: std::complex's layout (real, then imaginary)
+// with host+device arithmetic, since std::complex's operators are not device functions. The
+// kernels read complex64/complex128 buffers through it. Sums and differences are the CPU's; the
+// product is (ac - bd) + (ad + bc)i, what std::complex gives for finite values (its special
+// handling only changes results that are NaN in both parts). Division is left out: std::complex
+// scales to avoid overflow, and a twin must give its bits. tests/cpp/framework/strided_layout_test.cpp
+// compares these operators with std::complex on the CPU.
+#pragma once
+
+#include "sampan/host_device.h"
+
+namespace sampan::kernels {
+
+template <class T> struct ComplexElement {
+  T re, im;
+};
+
+template <class T>
+SAMPAN_HOST_DEVICE inline ComplexElement<T> operator+(ComplexElement<T> a, ComplexElement<T> b) {
+  return {a.re + b.re, a.im + b.im};
+}
+template <class T>
+SAMPAN_HOST_DEVICE inline ComplexElement<T> operator-(ComplexElement<T> a, ComplexElement<T> b) {
+  return {a.re - b.re, a.im - b.im};
+}
+template <class T>
+SAMPAN_HOST_DEVICE inline ComplexElement<T> operator*(ComplexElement<T> a, ComplexElement<T> b) {
+  const T ac = a.re * b.re, bd = a.im * b.im, ad = a.re * b.im, bc = a.im * b.re;
+  return {ac - bd, ad + bc};
+}
+
+}  // namespace sampan::kernels
