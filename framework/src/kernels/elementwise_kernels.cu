@@ -3,6 +3,7 @@
 // (strided_index.h) with the per-element body the CPU loop runs (binary_element.h). A dense
 // layout skips the index arithmetic, so contiguous operands read and write coalesced.
 #include "binary_element.h"
+#include "complex_element.h"
 #include "elementwise_kernels_cuda.h"
 #include "sampan/cuda_launch.cuh"
 
@@ -29,10 +30,19 @@ void binary_cuda(const StridedLayout<3>& layout, int64_t n, T* out, const T* x, 
   template void binary_cuda<F, double>(const StridedLayout<3>&, int64_t, double*, const double*, const double*); \
   template void binary_cuda<F, int32_t>(const StridedLayout<3>&, int64_t, int32_t*, const int32_t*, const int32_t*); \
   template void binary_cuda<F, int64_t>(const StridedLayout<3>&, int64_t, int64_t*, const int64_t*, const int64_t*);
+#define SAMPAN_INSTANTIATE_COMPLEX(F)                                                                  \
+  template void binary_cuda<F, ComplexElement<float>>(const StridedLayout<3>&, int64_t, ComplexElement<float>*, \
+                                                       const ComplexElement<float>*, const ComplexElement<float>*); \
+  template void binary_cuda<F, ComplexElement<double>>(const StridedLayout<3>&, int64_t, ComplexElement<double>*, \
+                                                        const ComplexElement<double>*, const ComplexElement<double>*);
 SAMPAN_INSTANTIATE_BINARY(AddElement)
 SAMPAN_INSTANTIATE_BINARY(SubElement)
 SAMPAN_INSTANTIATE_BINARY(MulElement)
 SAMPAN_INSTANTIATE_BINARY(DivElement)
+SAMPAN_INSTANTIATE_COMPLEX(AddElement)
+SAMPAN_INSTANTIATE_COMPLEX(SubElement)
+SAMPAN_INSTANTIATE_COMPLEX(MulElement)
 #undef SAMPAN_INSTANTIATE_BINARY
+#undef SAMPAN_INSTANTIATE_COMPLEX
 
 }  // namespace sampan::kernels

@@ -11,8 +11,9 @@
 namespace sampan::kernels {
 
 /// out = F{}(x, y) elementwise (F: AddElement ... DivElement of binary_element.h; T: float,
-/// double, int32_t, int64_t). out may be x or y (the in-place ops). Asynchronous on the default
-/// stream, as the ops that follow it.
+/// double, int32_t, int64_t, and for Add, Sub and Mul ComplexElement<float> and <double> of
+/// complex_element.h). out may be x or y (the in-place ops). Asynchronous on the default stream,
+/// as the ops that follow it.
 template <class F, class T>
 void binary_cuda(const StridedLayout<3>& layout, int64_t n, T* out, const T* x, const T* y);
 

@@ -13,6 +13,7 @@
 #if defined(SAMPAN_CUDA_KERNELS)
 #include "cuda_support.h"
 #include "strided_layout.h"
+#include "../kernels/complex_element.h"
 #include "../kernels/elementwise_kernels_cuda.h"
 #endif
 
@@ -103,13 +104,18 @@ template <class F> void binary_on_cuda(const char* name, const Tensor& x, const 
                  dtype_name(dtype), " (no dtype conversion on the GPU yet), got ", dtype_name(x.dtype()), " and ",
                  dtype_name(y.dtype()), "; cast them first");
   const kernels::StridedLayout<3> layout = detail::strided_layout<3>(name, out, {&x, &y});
-  cuda_support::visit_cuda_dtype(dtype, name, false, [&](auto tag) {
+  auto launch = [&](auto tag) {
     using T = typename decltype(tag)::type;
     cuda_support::run_device([&] {
       kernels::binary_cuda<F, T>(layout, out.numel(), static_cast<T*>(out.raw_data()),
                                  static_cast<const T*>(x.raw_data()), static_cast<const T*>(y.raw_data()));
     });
-  });
+  };
+  if constexpr (!std::is_same_v<F, Div>) {  // complex division keeps std::complex's scaling on the CPU
+    if (dtype == DType::Complex64) return launch(cuda_support::Tag<kernels::ComplexElement<float>>{});
+    if (dtype == DType::Complex128) return launch(cuda_support::Tag<kernels::ComplexElement<double>>{});
+  }
+  cuda_support::visit_cuda_dtype(dtype, name, false, launch);
 }
 #define SAMPAN_BINARY_CUDA(NAME, FN) \
   .cuda([](const Tensor& x, const Tensor& y, Tensor& out) { binary_on_cuda<FN>(NAME, x, y, out); })

@@ -10,6 +10,7 @@
 
 #include "sampan/ops.h"
 #include "../../../framework/src/kernels/binary_element.h"
+#include "../../../framework/src/kernels/complex_element.h"
 #include "../../../framework/src/kernels/strided_index.h"
 #include "../../../framework/src/ops/strided_layout.h"
 
@@ -21,13 +22,14 @@ using sampan::test::uniform;
 
 namespace {
 
-// out = F(x, y) written by walking binary_at over every element, as the CUDA kernel's threads do.
-template <class F> Tensor through_binary_at(const Tensor& x, const Tensor& y, Tensor out) {
+// out = F(x, y) written by walking binary_at over every element, as the CUDA kernel's threads do;
+// T is the element type the kernel reads the buffers as.
+template <class F, class T = double> Tensor through_binary_at(const Tensor& x, const Tensor& y, Tensor out) {
   const auto layout = detail::strided_layout<3>("test", out, {&x, &y});
   const int64_t n = out.numel();
   for (int64_t k = 0; k < n; ++k)
-    kernels::binary_at(layout, k, static_cast<double*>(out.raw_data()), static_cast<const double*>(x.raw_data()),
-                       static_cast<const double*>(y.raw_data()), F{});
+    kernels::binary_at(layout, k, static_cast<T*>(out.raw_data()), static_cast<const T*>(x.raw_data()),
+                       static_cast<const T*>(y.raw_data()), F{});
   return out;
 }
 
@@ -114,4 +116,26 @@ TEST(StridedLayout, RefusesWhatTheKernelsCannotAddress) {
   EXPECT_THROW(mismatched(), ValueError);
   const std::string shape = test::thrown_message(mismatched);
   EXPECT_NE(shape.find("input of shape [2, 4] does not broadcast to [3, 4]"), std::string::npos) << shape;
+}
+
+// The device's complex type against std::complex (what the CPU ops compute with), complex128 and
+// complex64, broadcast: add, sub and mul must give the same bits.
+TEST(StridedLayout, TheDevicesComplexArithmeticGivesStdComplexsBits) {
+  for (DType dtype : {DType::Complex128, DType::Complex64}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    const Tensor x = cast(complex(uniform({4, 3}, -3, 3, 31), uniform({4, 3}, -3, 3, 32)), dtype);
+    const Tensor y = cast(complex(uniform({3}, -3, 3, 33), uniform({3}, -3, 3, 34)), dtype);
+    auto check = [&](auto f, Tensor (*op)(const Tensor&, const Tensor&)) {
+      using F = decltype(f);
+      const Tensor want = op(x, y);
+      const Tensor out = Tensor::empty(want.shape(), dtype);
+      if (dtype == DType::Complex128)
+        expect_same_bits(through_binary_at<F, kernels::ComplexElement<double>>(x, y, out), want);
+      else
+        expect_same_bits(through_binary_at<F, kernels::ComplexElement<float>>(x, y, out), want);
+    };
+    check(kernels::AddElement{}, add);
+    check(kernels::SubElement{}, sub);
+    check(kernels::MulElement{}, mul);
+  }
 }
