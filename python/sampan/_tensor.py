@@ -113,26 +113,34 @@ def _device_name(device):
     return "cuda:0" if device == "cuda" else device
 
 
-def to(self, *args, dtype=None, device=None, copy=False):
-    """Converts dtype and moves between devices: ``x.to(sp.float64)``, ``x.to('float64')``,
-    ``x.to('cuda')``, ``x.to('cpu')``, ``x.to('cuda', sp.float32)``, ``x.to(dtype=...)``.
-    Returns self when nothing changes unless ``copy``. Both steps stay in the autograd graph."""
+def parse_to_arguments(args, dtype, device, who):
+    """The (dtype, device) that ``to(*args, dtype=..., device=...)`` asks for, either None: a
+    string is a device ('cpu', 'cuda', 'cuda:N') or a dtype name, a Tensor gives its dtype,
+    anything else is a dtype. Shared by Tensor.to and Module.to."""
     for a in args:
         if isinstance(a, str) and a.split(":")[0] in _DEVICE_NAMES:
             device = a
         elif isinstance(a, str) and not _is_dtype_name(a):
-            raise ValueError(f"Tensor.to: '{a}' is neither a device ('cpu', 'cuda', 'cuda:N') nor a dtype "
+            raise ValueError(f"{who}: '{a}' is neither a device ('cpu', 'cuda', 'cuda:N') nor a dtype "
                              f"(bool, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)")
         elif isinstance(a, Tensor):
             dtype = a.dtype
         else:
             dtype = a
+    return dtype, (None if device is None else _device_name(device))
+
+
+def to(self, *args, dtype=None, device=None, copy=False):
+    """Converts dtype and moves between devices: ``x.to(sp.float64)``, ``x.to('float64')``,
+    ``x.to('cuda')``, ``x.to('cpu')``, ``x.to('cuda', sp.float32)``, ``x.to(dtype=...)``.
+    Returns self when nothing changes unless ``copy``. Both steps stay in the autograd graph."""
+    dtype, device = parse_to_arguments(args, dtype, device, "Tensor.to")
     t = self
     changed = False
     if dtype is not None and _C.dtype(dtype) != t.dtype:
         t, changed = t._to_dtype(dtype), True  # on the CPU, before the copy, when both change
-    if device is not None and _device_name(device) != t.device:
-        t, changed = t._to_device(_device_name(device)), True
+    if device is not None and device != t.device:
+        t, changed = t._to_device(device), True
     return t.clone() if copy and not changed else t
 
 

@@ -173,12 +173,11 @@ class Writer {
   }
 
   void write_tensor(hid_t parent, const std::string& link, const Tensor& tensor, const std::string& where) {
-    SAMPAN_CHECK(tensor.device().is_cpu(), NotImplementedError, "sampan.save: the tensor at '", where, "' is on ",
-                 tensor.device().str(), "; copy it to the CPU before saving");
     Tensor data;
     {
       NoGradGuard no_grad;  // reading values only: no graph for the copy
-      data = tensor.detach().contiguous();
+      // A GPU tensor is written from a host copy; the file holds values, so it loads on the CPU.
+      data = tensor.detach().to(cpu_device()).contiguous();
     }
     std::vector<hsize_t> dims(tensor.shape().begin(), tensor.shape().end());
     Handle space = h5::dataspace(dims.empty() ? H5Screate(H5S_SCALAR)

@@ -250,21 +250,50 @@ class Module:
         fn(self)
         return self
 
-    def to(self, dtype):
-        """Converts floating (and complex) parameters and buffers to ``dtype``; integer buffers
-        (counters) keep theirs. Parameters are replaced by new Parameter objects: create the
-        optimizer after converting."""
-        target = sampan.dtype(dtype)
+    def to(self, *args, dtype=None, device=None):
+        """Moves and/or converts the parameters and buffers, as ``Tensor.to`` takes its arguments:
+        ``model.to("cuda")``, ``model.to(sp.float64)``, ``model.to("cuda", sp.float32)``.
+        Floating (and complex) ones take the dtype; integer buffers (counters) keep theirs and
+        only move. Parameters are replaced by new Parameter objects, one per shared parameter
+        (tied weights stay tied): create the optimizer after converting. Every copy is made
+        before any is installed, so an error (no GPU, say) leaves the module as it was."""
+        from .._tensor import parse_to_arguments
+        dtype, device = parse_to_arguments(args, dtype, device, "Module.to")
+        target = None if dtype is None else sampan.dtype(dtype)
 
-        def convert(module):
-            for name, p in module._parameters.items():
-                if p is not None and p.dtype.is_differentiable and p.dtype != target:
-                    with sampan.no_grad():
-                        module._parameters[name] = Parameter(p.to(target), p.requires_grad)
-            for name, b in module._buffers.items():
-                if b is not None and b.dtype.is_differentiable and b.dtype != target:
-                    module._buffers[name] = b.detach().to(target)
-        return self.apply(convert)
+        def converted(t):
+            out = t.detach()
+            if target is not None and out.dtype.is_differentiable and out.dtype != target:
+                out = out.to(target)  # on the CPU, before the copy, when both change
+            if device is not None and out.device != device:
+                out = out.to(device)
+            return out
+
+        replaced = {}  # id of a tensor -> its replacement (shared tensors convert once)
+        plan = []      # (registry, name, replacement), installed when every copy succeeded
+        with sampan.no_grad():
+            for module in self.modules():
+                for registry, as_parameter in ((module._parameters, True), (module._buffers, False)):
+                    for name, t in registry.items():
+                        if t is None:
+                            continue
+                        if id(t) not in replaced:
+                            new = converted(t)
+                            changed = new.dtype != t.dtype or new.device != t.device
+                            replaced[id(t)] = (Parameter(new, t.requires_grad) if as_parameter else new) if changed else t
+                        if replaced[id(t)] is not t:
+                            plan.append((registry, name, replaced[id(t)]))
+        for registry, name, value in plan:
+            registry[name] = value
+        return self
+
+    def cuda(self):
+        """``to("cuda")``: parameters and buffers on cuda:0."""
+        return self.to("cuda")
+
+    def cpu(self):
+        """``to("cpu")``."""
+        return self.to("cpu")
 
     def double(self):
         return self.to(sampan.float64)
