@@ -82,9 +82,12 @@ ELEMENTWISE_BINARY = ["add", "sub", "mul", "div"]
 VIEWS = ["reshape", "broadcast_to", "permute", "slice", "select", "squeeze", "unsqueeze", "diagonal"]
 
 
+ELEMENTWISE_UNARY = ["neg", "square", "floor", "ceil", "round", "relu", "relu_"]
+
+
 @pytest.mark.parametrize("op", [f"core::{n}" for n in ELEMENTWISE_BINARY] + [f"core::{n}_" for n in ELEMENTWISE_BINARY]
-                         + [f"core::{n}" for n in VIEWS])
-def test_elementwise_binary_and_view_ops_have_cuda_kernels_exactly_where_cuda_is_built(op):
+                         + [f"core::{n}" for n in VIEWS + ELEMENTWISE_UNARY + ["relu_backward"]])
+def test_elementwise_and_view_ops_have_cuda_kernels_exactly_where_cuda_is_built(op):
     assert ("cuda" in sp.ops.schema(op)["devices"]) == sp.cuda.built(), op
 
 
@@ -121,3 +124,26 @@ def test_elementwise_in_place_on_the_gpu_and_mixed_dtypes_name_the_missing_cast(
     np.testing.assert_array_equal(g.cpu().numpy(), (x * sp.tensor([0.5, 2.0, -1.0, 3.0])).numpy())
     with pytest.raises(NotImplementedError, match="core::add: on CUDA, both arguments must already have"):
         sp.add(g, sp.tensor([1, 2, 3, 4], dtype="int64").cuda())
+
+
+@needs_gpu
+@pytest.mark.parametrize("name", ["neg", "square", "floor", "ceil", "round", "relu"])
+def test_elementwise_unary_on_the_gpu_gives_the_cpus_bits_on_strided_input(name):
+    x = np.linspace(-3.0, 3.0, 30).reshape(5, 6)
+    x[0, :3] = [2.5, -2.5, 0.5]  # halves: round goes to even
+    op = getattr(sp, name)
+    for make in (lambda t: t, lambda t: t.transpose(0, 1), lambda t: t[1:4, ::2]):
+        want = op(make(sp.tensor(x)))
+        np.testing.assert_array_equal(op(make(sp.tensor(x).cuda())).cpu().numpy(), want.numpy())
+
+
+@needs_gpu
+def test_relu_forward_and_backward_run_on_the_gpu():
+    x = np.linspace(-1.0, 1.0, 12).reshape(3, 4)
+    g = np.arange(12.0).reshape(3, 4)
+    xg = sp.tensor(x).cuda().requires_grad_()
+    y = sp.relu(xg)
+    assert y.device == "cuda:0"
+    y.backward(sp.tensor(g).cuda())
+    assert xg.grad.device == "cuda:0"
+    np.testing.assert_array_equal(xg.grad.cpu().numpy(), np.where(x > 0, g, 0.0))

@@ -1,6 +1,6 @@
 // A complex number the CUDA kernels can compute with: std::complex's layout (real, then imaginary)
 // with host+device arithmetic, since std::complex's operators are not device functions. The
-// kernels read complex64/complex128 buffers through it. Sums and differences are the CPU's; the
+// kernels read complex64/complex128 buffers through it. Negation, sums and differences are the CPU's; the
 // product is (ac - bd) + (ad + bc)i, what std::complex gives for finite values (its special
 // handling only changes results that are NaN in both parts). Division is left out: std::complex
 // scales to avoid overflow, and a twin must give its bits. tests/cpp/framework/strided_layout_test.cpp
@@ -15,6 +15,7 @@ template <class T> struct ComplexElement {
   T re, im;
 };
 
+template <class T> SAMPAN_HOST_DEVICE inline ComplexElement<T> operator-(ComplexElement<T> a) { return {-a.re, -a.im}; }
 template <class T>
 SAMPAN_HOST_DEVICE inline ComplexElement<T> operator+(ComplexElement<T> a, ComplexElement<T> b) {
   return {a.re + b.re, a.im + b.im};

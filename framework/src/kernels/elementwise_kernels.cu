@@ -1,10 +1,12 @@
-// CUDA twin of the elementwise binary ops (core::add, sub, mul, div and their in-place forms):
-// one grid-stride kernel over any strides and broadcasting, each thread running binary_at
-// (strided_index.h) with the per-element body the CPU loop runs (binary_element.h). A dense
-// layout skips the index arithmetic, so contiguous operands read and write coalesced.
+// CUDA twins of the elementwise ops (core::add, sub, mul, div and their in-place forms; neg,
+// square, floor, ceil, round, relu, relu_, relu_backward): one grid-stride kernel per arity over
+// any strides and broadcasting, each thread running unary_at / binary_at (strided_index.h) with
+// the per-element body the CPU loop runs (binary_element.h, unary_element.h). A dense layout
+// skips the index arithmetic, so contiguous operands read and write coalesced.
 #include "binary_element.h"
 #include "complex_element.h"
 #include "elementwise_kernels_cuda.h"
+#include "unary_element.h"
 #include "sampan/cuda_launch.cuh"
 
 namespace sampan::kernels {
@@ -16,7 +18,17 @@ __global__ void binary_kernel(StridedLayout<3> layout, int64_t n, T* out, const 
   SAMPAN_GRID_STRIDE_LOOP(k, n) { binary_at(layout, k, out, x, y, F{}); }
 }
 
+template <class F, class T> __global__ void unary_kernel(StridedLayout<2> layout, int64_t n, T* out, const T* x) {
+  SAMPAN_GRID_STRIDE_LOOP(k, n) { unary_at(layout, k, out, x, F{}); }
+}
+
 }  // namespace
+
+template <class F, class T> void unary_cuda(const StridedLayout<2>& layout, int64_t n, T* out, const T* x) {
+  if (n == 0) return;
+  unary_kernel<F, T><<<cuda::blocks_for(n), cuda::kThreads>>>(layout, n, out, x);
+  cuda::check(cudaGetLastError(), "unary_cuda (launch)");
+}
 
 template <class F, class T>
 void binary_cuda(const StridedLayout<3>& layout, int64_t n, T* out, const T* x, const T* y) {
@@ -35,6 +47,24 @@ void binary_cuda(const StridedLayout<3>& layout, int64_t n, T* out, const T* x, 
                                                        const ComplexElement<float>*, const ComplexElement<float>*); \
   template void binary_cuda<F, ComplexElement<double>>(const StridedLayout<3>&, int64_t, ComplexElement<double>*, \
                                                         const ComplexElement<double>*, const ComplexElement<double>*);
+#define SAMPAN_INSTANTIATE_UNARY(F, T) template void unary_cuda<F, T>(const StridedLayout<2>&, int64_t, T*, const T*);
+#define SAMPAN_INSTANTIATE_UNARY_REAL(F) \
+  SAMPAN_INSTANTIATE_UNARY(F, float) SAMPAN_INSTANTIATE_UNARY(F, double) SAMPAN_INSTANTIATE_UNARY(F, int32_t) \
+  SAMPAN_INSTANTIATE_UNARY(F, int64_t)
+#define SAMPAN_INSTANTIATE_UNARY_COMPLEX(F) \
+  SAMPAN_INSTANTIATE_UNARY(F, ComplexElement<float>) SAMPAN_INSTANTIATE_UNARY(F, ComplexElement<double>)
+SAMPAN_INSTANTIATE_UNARY_REAL(NegElement)
+SAMPAN_INSTANTIATE_UNARY_REAL(SquareElement)
+SAMPAN_INSTANTIATE_UNARY_REAL(FloorElement)
+SAMPAN_INSTANTIATE_UNARY_REAL(CeilElement)
+SAMPAN_INSTANTIATE_UNARY_REAL(RoundElement)
+SAMPAN_INSTANTIATE_UNARY_REAL(ReluElement)
+SAMPAN_INSTANTIATE_UNARY_COMPLEX(NegElement)
+SAMPAN_INSTANTIATE_UNARY_COMPLEX(SquareElement)
+#undef SAMPAN_INSTANTIATE_UNARY
+#undef SAMPAN_INSTANTIATE_UNARY_REAL
+#undef SAMPAN_INSTANTIATE_UNARY_COMPLEX
+SAMPAN_INSTANTIATE_BINARY(ReluBackwardElement)
 SAMPAN_INSTANTIATE_BINARY(AddElement)
 SAMPAN_INSTANTIATE_BINARY(SubElement)
 SAMPAN_INSTANTIATE_BINARY(MulElement)

@@ -10,11 +10,16 @@
 
 namespace sampan::kernels {
 
-/// out = F{}(x, y) elementwise (F: AddElement ... DivElement of binary_element.h; T: float,
+/// out = F{}(x, y) elementwise (F: AddElement ... DivElement of binary_element.h or
+/// ReluBackwardElement of unary_element.h; T: float,
 /// double, int32_t, int64_t, and for Add, Sub and Mul ComplexElement<float> and <double> of
 /// complex_element.h). out may be x or y (the in-place ops). Asynchronous on the default stream,
 /// as the ops that follow it.
 template <class F, class T>
 void binary_cuda(const StridedLayout<3>& layout, int64_t n, T* out, const T* x, const T* y);
+
+/// out = F{}(x) elementwise (F: the functions of unary_element.h; T: float, double, int32_t,
+/// int64_t, and for NegElement and SquareElement the complex types). out may be x (in place).
+template <class F, class T> void unary_cuda(const StridedLayout<2>& layout, int64_t n, T* out, const T* x);
 
 }  // namespace sampan::kernels

@@ -37,6 +37,14 @@ SAMPAN_HOST_DEVICE inline void strided_offsets(const StridedLayout<N>& layout, i
   }
 }
 
+/// out = f(x) at element k: one thread's work in the CUDA unary kernel.
+template <class F, class T>
+SAMPAN_HOST_DEVICE inline void unary_at(const StridedLayout<2>& layout, int64_t k, T* out, const T* x, F f) {
+  int64_t off[2];
+  strided_offsets(layout, k, off);
+  out[off[0]] = f(x[off[1]]);
+}
+
 /// out = f(x, y) at element k: one thread's work in the CUDA binary kernel.
 template <class F, class T>
 SAMPAN_HOST_DEVICE inline void binary_at(const StridedLayout<3>& layout, int64_t k, T* out, const T* x, const T* y,

@@ -6,6 +6,8 @@
 #include <type_traits>
 
 #include "unary_support.h"
+#include "elementwise_cuda.h"
+#include "../kernels/unary_element.h"
 #include "sample_support.h"
 
 using namespace sampan::op_samples;  // the samples' f64, c128, IntList
@@ -18,16 +20,14 @@ constexpr double kSqrtHalf = 0.70710678118654752440;     // 1 / sqrt(2)
 constexpr double kInvSqrtTwoPi = 0.39894228040143267794;  // 1 / sqrt(2 pi), the normal density at 0
 
 struct Sigmoid { template <class T> T operator()(T v) const { return T(1) / (T(1) + std::exp(-v)); } };
-// `v < 0 ? 0 : v` rather than `v > 0 ? v : 0` so that NaN propagates, as in PyTorch.
-struct Relu { template <class T> T operator()(T v) const { return v < T(0) ? T(0) : v; } };
+using Relu = kernels::ReluElement;  // NaN propagates; shared with the CUDA twin (kernels/unary_element.h)
 // The exact GELU, x * Phi(x) with Phi the standard normal CDF (Hendrycks & Gimpel 2016, eq. 1).
 struct Gelu {
   template <class T> T operator()(T v) const { return T(0.5) * v * (T(1) + std::erf(v * T(kSqrtHalf))); }
 };
 struct Silu { template <class T> T operator()(T v) const { return v / (T(1) + std::exp(-v)); } };
 
-// grad where x > 0, else 0 (NaN in x passes no gradient, as where(x > 0, g, 0) did).
-struct ReluBackward { template <class T> T operator()(T x, T g) const { return x > T(0) ? g : T(0); } };
+using ReluBackward = kernels::ReluBackwardElement;  // grad where x > 0, else 0 (NaN in x passes none)
 
 Tensor relu_backward(const Tensor& x, const Tensor& g) {
   static OpHandle op("core::relu_backward");
@@ -123,10 +123,12 @@ SAMPAN_UNARY_OP(sigmoid, "The logistic function 1 / (1 + exp(-x)).", detail::flo
     .saves_for_vjp({"out"});
 SAMPAN_UNARY_OP(relu, "max(x, 0) (NaN propagates; keeps integer dtypes).", detail::real_numeric_unary_spec,
                 detail::VisitReal, detail::kRealDTypes, Relu, relu_vjp)
+    SAMPAN_UNARY_CUDA("core::relu", Relu)
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; })
     .saves_for_vjp({"out"});
 SAMPAN_UNARY_INPLACE_OP(relu_, "max(x, 0).", detail::real_numeric_unary_spec, detail::VisitReal,
                         detail::kRealDTypes, Relu, relu_vjp)
+    SAMPAN_UNARY_CUDA("core::relu_", Relu)
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; })
     .saves_for_vjp({"x"});
 SAMPAN_UNARY_OP(gelu, "The exact GELU x * Phi(x) = x/2 (1 + erf(x / sqrt 2)).", detail::real_floating_unary_spec,
@@ -229,6 +231,7 @@ SAMPAN_OP(core, relu_backward)
         detail::binary_loop<T, T>(xc, gc, out, ReluBackward{});
       });
     })
+    SAMPAN_BINARY_CUDA("core::relu_backward", ReluBackward)
     .vjp([](const VjpContext& c) -> Grads { return {Tensor(), relu_backward(c.input(0), c.grad_output(0))}; })
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31), f64({2, 3}, 0.2, 0.4)}, {f64({2, 3}, -1.0, 0.31), f64({3}, 0.2, 0.4)}}; })
     .saves_for_vjp({"x"})

@@ -10,12 +10,7 @@
 #include "elementwise_support.h"
 #include "sample_support.h"
 #include "../kernels/binary_element.h"
-#if defined(SAMPAN_CUDA_KERNELS)
-#include "cuda_support.h"
-#include "strided_layout.h"
-#include "../kernels/complex_element.h"
-#include "../kernels/elementwise_kernels_cuda.h"
-#endif
+#include "elementwise_cuda.h"
 
 using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
@@ -94,34 +89,6 @@ using Sub = kernels::SubElement;
 using Mul = kernels::MulElement;
 using Div = kernels::DivElement;
 
-#if defined(SAMPAN_CUDA_KERNELS)
-// out = F{}(x, y) on the GPU, any strides and broadcasting; both inputs in out's dtype (the GPU
-// has no cast kernel yet).
-template <class F> void binary_on_cuda(const char* name, const Tensor& x, const Tensor& y, const Tensor& out) {
-  const DType dtype = out.dtype();
-  if (x.dtype() != dtype || y.dtype() != dtype)
-    SAMPAN_THROW(NotImplementedError, name, ": on CUDA, both arguments must already have the result's dtype ",
-                 dtype_name(dtype), " (no dtype conversion on the GPU yet), got ", dtype_name(x.dtype()), " and ",
-                 dtype_name(y.dtype()), "; cast them first");
-  const kernels::StridedLayout<3> layout = detail::strided_layout<3>(name, out, {&x, &y});
-  auto launch = [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    cuda_support::run_device([&] {
-      kernels::binary_cuda<F, T>(layout, out.numel(), static_cast<T*>(out.raw_data()),
-                                 static_cast<const T*>(x.raw_data()), static_cast<const T*>(y.raw_data()));
-    });
-  };
-  if constexpr (!std::is_same_v<F, Div>) {  // complex division keeps std::complex's scaling on the CPU
-    if (dtype == DType::Complex64) return launch(cuda_support::Tag<kernels::ComplexElement<float>>{});
-    if (dtype == DType::Complex128) return launch(cuda_support::Tag<kernels::ComplexElement<double>>{});
-  }
-  cuda_support::visit_cuda_dtype(dtype, name, false, launch);
-}
-#define SAMPAN_BINARY_CUDA(NAME, FN) \
-  .cuda([](const Tensor& x, const Tensor& y, Tensor& out) { binary_on_cuda<FN>(NAME, x, y, out); })
-#else
-#define SAMPAN_BINARY_CUDA(NAME, FN)
-#endif
 
 }  // namespace
 
@@ -184,7 +151,6 @@ SAMPAN_BINARY_OP(div, Div, "x / y with broadcasting (true division).", div_spec,
                  ([] { return std::vector<Values>{{f64({2, 3}), f64({3}, 1.0)}}; }),
                  ([] { return std::vector<Values>{{f64({2, 3}), f64({3}, 1.0)}}; }))
 #undef SAMPAN_BINARY_OP
-#undef SAMPAN_BINARY_CUDA
 #undef SAMPAN_UNPAREN
 
 #define SAMPAN_BINARY_API(NAME)                            \

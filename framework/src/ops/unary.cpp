@@ -9,6 +9,8 @@
 #include <type_traits>
 
 #include "unary_support.h"
+#include "elementwise_cuda.h"
+#include "../kernels/unary_element.h"
 #include "sample_support.h"
 
 using namespace sampan::op_samples;  // the samples' f64, c128, IntList
@@ -25,7 +27,7 @@ TensorSpec real_spec(const TensorSpec& x) { return TensorSpec{x.shape, real_dtyp
 constexpr double kTwoOverSqrtPi = 1.12837916709551257390;  // 2 / sqrt(pi), d erf / dx at 0
 
 // ---- elementwise functions, one per op (instantiated for every dtype their visitor accepts) ----
-struct Neg { template <class T> T operator()(T v) const { return -v; } };
+using Neg = kernels::NegElement;  // the per-element bodies the CUDA twins share (kernels/unary_element.h)
 struct Exp { template <class T> T operator()(T v) const { return std::exp(v); } };
 struct Log { template <class T> T operator()(T v) const { return std::log(v); } };
 struct Log1p { template <class T> T operator()(T v) const { return std::log1p(v); } };
@@ -37,25 +39,11 @@ struct Cos { template <class T> T operator()(T v) const { return std::cos(v); } 
 struct Tan { template <class T> T operator()(T v) const { return std::tan(v); } };
 struct Tanh { template <class T> T operator()(T v) const { return std::tanh(v); } };
 struct Erf { template <class T> T operator()(T v) const { return std::erf(v); } };
-struct Square { template <class T> T operator()(T v) const { return v * v; } };
+using Square = kernels::SquareElement;
 struct Reciprocal { template <class T> T operator()(T v) const { return T(1) / v; } };
-// Integers are already whole: floor, ceil and round are the identity on them.
-struct Floor {
-  template <class T> T operator()(T v) const {
-    if constexpr (std::is_integral_v<T>) return v; else return std::floor(v);
-  }
-};
-struct Ceil {
-  template <class T> T operator()(T v) const {
-    if constexpr (std::is_integral_v<T>) return v; else return std::ceil(v);
-  }
-};
-// Halves round to even (NumPy's and PyTorch's rule): nearbyint under the default rounding mode.
-struct Round {
-  template <class T> T operator()(T v) const {
-    if constexpr (std::is_integral_v<T>) return v; else return std::nearbyint(v);
-  }
-};
+using Floor = kernels::FloorElement;  // identity on integers
+using Ceil = kernels::CeilElement;
+using Round = kernels::RoundElement;  // halves to even
 // Real: -1, 0, +1 (NaN stays NaN). Complex: z / |z| and 0 at 0 (NumPy 2's sign, PyTorch's sgn).
 struct Sign {
   template <class T> T operator()(T v) const {
@@ -92,6 +80,7 @@ Grads sign_vjp(const VjpContext& c) {
 
 SAMPAN_UNARY_OP(neg, "-x.", detail::numeric_unary_spec, detail::VisitNumeric, detail::kNumericDTypes, Neg,
                 [](const VjpContext& c) -> Grads { return {neg(c.grad_output(0))}; })
+    SAMPAN_UNARY_CUDA("core::neg", Neg)
     .samples([] { return std::vector<Values>{{f64({4})}}; })
     .saves_for_vjp({});
 SAMPAN_UNARY_OP(exp, "e**x, elementwise.", detail::floating_unary_spec, detail::VisitFloatingComplex,
@@ -164,6 +153,7 @@ SAMPAN_UNARY_OP(erf, "Gauss error function.", detail::real_floating_unary_spec, 
 SAMPAN_UNARY_OP(square, "x * x (keeps integer dtypes).", detail::numeric_unary_spec, detail::VisitNumeric,
                 detail::kNumericDTypes, Square,
                 [](const VjpContext& c) -> Grads { return {mul(c.grad_output(0), conj(c.input(0) * 2.0))}; })
+    SAMPAN_UNARY_CUDA("core::square", Square)
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; })
     .saves_for_vjp({"x"});
 SAMPAN_UNARY_OP(reciprocal, "1 / x (integers give float32).", detail::floating_unary_spec,
@@ -179,16 +169,19 @@ SAMPAN_UNARY_OP(reciprocal, "1 / x (integers give float32).", detail::floating_u
 SAMPAN_UNARY_OP(floor, "Largest integer <= x (identity on integer dtypes).", detail::real_numeric_unary_spec,
                 detail::VisitReal, detail::kRealDTypes, Floor,
                 [](const VjpContext& c) -> Grads { return {zero_grad(c)}; })
+    SAMPAN_UNARY_CUDA("core::floor", Floor)
     .samples([] { return std::vector<Values>{{f64({2, 3})}}; })
     .saves_for_vjp({});
 SAMPAN_UNARY_OP(ceil, "Smallest integer >= x (identity on integer dtypes).", detail::real_numeric_unary_spec,
                 detail::VisitReal, detail::kRealDTypes, Ceil,
                 [](const VjpContext& c) -> Grads { return {zero_grad(c)}; })
+    SAMPAN_UNARY_CUDA("core::ceil", Ceil)
     .samples([] { return std::vector<Values>{{f64({2, 3})}}; })
     .saves_for_vjp({});
 SAMPAN_UNARY_OP(round, "Nearest integer, halves to even (identity on integer dtypes).",
                 detail::real_numeric_unary_spec, detail::VisitReal, detail::kRealDTypes, Round,
                 [](const VjpContext& c) -> Grads { return {zero_grad(c)}; })
+    SAMPAN_UNARY_CUDA("core::round", Round)
     .samples([] { return std::vector<Values>{{f64({2, 3})}}; })
     .saves_for_vjp({});
 SAMPAN_UNARY_OP(sign, "-1, 0 or +1 (NaN stays NaN); z/|z| for complex z (0 at 0).", detail::numeric_unary_spec,

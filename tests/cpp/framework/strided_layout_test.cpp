@@ -4,14 +4,17 @@
 // GPU runs, and the result must have the CPU op's bits. A GPU runs the same functions per thread.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <vector>
 
+#include "sampan/op.h"
 #include "sampan/ops.h"
 #include "../../../framework/src/kernels/binary_element.h"
 #include "../../../framework/src/kernels/complex_element.h"
 #include "../../../framework/src/kernels/strided_index.h"
+#include "../../../framework/src/kernels/unary_element.h"
 #include "../../../framework/src/ops/strided_layout.h"
 
 #include "../test_util.h"
@@ -138,4 +141,43 @@ TEST(StridedLayout, TheDevicesComplexArithmeticGivesStdComplexsBits) {
     check(kernels::SubElement{}, sub);
     check(kernels::MulElement{}, mul);
   }
+}
+
+// out = F(x) by walking unary_at over every element, as the CUDA unary kernel's threads do.
+template <class F> Tensor through_unary_at(const Tensor& x, Tensor out) {
+  const auto layout = detail::strided_layout<2>("test", out, {&x});
+  for (int64_t k = 0; k < out.numel(); ++k)
+    kernels::unary_at(layout, k, static_cast<double*>(out.raw_data()), static_cast<const double*>(x.raw_data()), F{});
+  return out;
+}
+
+TEST(StridedLayout, UnaryAtGivesTheCpuOpsBitsOnStridedInputs) {
+  // Halves (round to even), negative zero and NaN among the values: where the functions differ.
+  Tensor base = uniform({6, 5}, -3, 3, 41);
+  double* v = static_cast<double*>(base.raw_data());
+  v[0] = 2.5, v[1] = -2.5, v[2] = 0.5, v[3] = -0.0, v[4] = std::nan(""), v[7] = -1.5;
+  const std::vector<Tensor> inputs = {base, transpose(base, 0, 1), narrow(transpose(base, 0, 1), 1, 1, 4)};
+  auto check = [&](auto f, const char* op) {
+    using F = decltype(f);
+    for (const Tensor& x : inputs) {
+      SCOPED_TRACE(std::string(op) + " of shape " + shape_str(x.shape()));
+      const Tensor want = call_op(op, {x})[0];
+      expect_same_bits(through_unary_at<F>(x, Tensor::empty(want.shape(), DType::Float64)), want);
+    }
+  };
+  check(kernels::NegElement{}, "core::neg");
+  check(kernels::SquareElement{}, "core::square");
+  check(kernels::FloorElement{}, "core::floor");
+  check(kernels::CeilElement{}, "core::ceil");
+  check(kernels::RoundElement{}, "core::round");
+  check(kernels::ReluElement{}, "core::relu");
+}
+
+TEST(StridedLayout, ReluBackwardThroughBinaryAtGivesTheCpuOpsBits) {
+  Tensor x = uniform({4, 6}, -1, 1, 51);
+  static_cast<double*>(x.raw_data())[0] = std::nan("");
+  static_cast<double*>(x.raw_data())[1] = 0.0;  // exactly zero passes no gradient
+  const Tensor g = uniform({6}, -2, 2, 52);     // broadcast, as a bias gradient would be
+  const Tensor want = call_op("core::relu_backward", {x, g})[0];
+  expect_same_bits(through_binary_at<kernels::ReluBackwardElement>(x, g, Tensor::empty({4, 6}, DType::Float64)), want);
 }

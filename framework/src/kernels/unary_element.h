@@ -1,0 +1,55 @@
+// Per-element bodies of the unary ops that have CUDA twins (core::neg, square, floor, ceil, round,
+// relu and relu's gradient), shared by the CPU loops (ops/unary.cpp, ops/activation.cpp) and the
+// CUDA kernels (elementwise_kernels.cu), so the CPU tests run the arithmetic a GPU runs. Each is
+// exact (no rounding a GPU library would do differently), so the twins give the CPU's bits.
+#pragma once
+
+#include <cmath>
+#include <type_traits>
+
+#include "sampan/host_device.h"
+
+namespace sampan::kernels {
+
+// The C++ library's function on the host, CUDA's on the device (both exact for these).
+#if defined(__CUDA_ARCH__)
+#define SAMPAN_ELEMENT_MATH(f) ::f
+#else
+#define SAMPAN_ELEMENT_MATH(f) std::f
+#endif
+
+struct NegElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return -v; }
+};
+struct SquareElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return v * v; }
+};
+// Integers are already whole: floor, ceil and round are the identity on them.
+struct FloorElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const {
+    if constexpr (std::is_integral_v<T>) return v; else return SAMPAN_ELEMENT_MATH(floor)(v);
+  }
+};
+struct CeilElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const {
+    if constexpr (std::is_integral_v<T>) return v; else return SAMPAN_ELEMENT_MATH(ceil)(v);
+  }
+};
+// Halves round to even (NumPy's and PyTorch's rule): nearbyint under the default rounding mode.
+struct RoundElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const {
+    if constexpr (std::is_integral_v<T>) return v; else return SAMPAN_ELEMENT_MATH(nearbyint)(v);
+  }
+};
+// `v < 0 ? 0 : v` rather than `v > 0 ? v : 0` so that NaN propagates, as in PyTorch.
+struct ReluElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return v < T(0) ? T(0) : v; }
+};
+// relu's gradient: grad where x > 0, else 0 (NaN in x passes no gradient).
+struct ReluBackwardElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T x, T g) const { return x > T(0) ? g : T(0); }
+};
+
+#undef SAMPAN_ELEMENT_MATH
+
+}  // namespace sampan::kernels
