@@ -86,7 +86,7 @@ ELEMENTWISE_UNARY = ["neg", "square", "floor", "ceil", "round", "relu", "relu_"]
 
 
 @pytest.mark.parametrize("op", [f"core::{n}" for n in ELEMENTWISE_BINARY] + [f"core::{n}_" for n in ELEMENTWISE_BINARY]
-                         + [f"core::{n}" for n in VIEWS + ELEMENTWISE_UNARY + ["relu_backward"]])
+                         + [f"core::{n}" for n in VIEWS + ELEMENTWISE_UNARY + ["relu_backward", "cast", "clone", "copy_"]])
 def test_elementwise_and_view_ops_have_cuda_kernels_exactly_where_cuda_is_built(op):
     assert ("cuda" in sp.ops.schema(op)["devices"]) == sp.cuda.built(), op
 
@@ -107,23 +107,33 @@ def test_elementwise_binary_on_the_gpu_gives_the_cpus_bits(name, dtype):
         want = op(*make(sp.tensor(x), sp.tensor(y)))
         on_gpu = make(sp.tensor(x).cuda(), sp.tensor(y).cuda())
         assert all(t.device == "cuda:0" for t in on_gpu)
-        if name == "div" and dtype.startswith("int"):  # true division: the GPU does not cast yet
-            with pytest.raises(NotImplementedError, match="no dtype conversion on the GPU yet"):
-                op(*on_gpu)
-            continue
-        got = op(*on_gpu)
+        got = op(*on_gpu)  # div of integers converts them to float32 on the GPU first
         assert got.device == "cuda:0" and got.shape == want.shape and got.dtype == want.dtype
         np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
 
 
 @needs_gpu
-def test_elementwise_in_place_on_the_gpu_and_mixed_dtypes_name_the_missing_cast():
+def test_elementwise_in_place_and_mixed_dtypes_on_the_gpu():
     x = sp.tensor(np.arange(12.0).reshape(3, 4))
     g = x.cuda()
     g.mul_(sp.tensor([0.5, 2.0, -1.0, 3.0]).cuda())
     np.testing.assert_array_equal(g.cpu().numpy(), (x * sp.tensor([0.5, 2.0, -1.0, 3.0])).numpy())
-    with pytest.raises(NotImplementedError, match="core::add: on CUDA, both arguments must already have"):
-        sp.add(g, sp.tensor([1, 2, 3, 4], dtype="int64").cuda())
+    ints = sp.tensor([1, 2, 3, 4], dtype="int64")
+    got = sp.add(g, ints.cuda())  # the int64 operand is converted on the GPU
+    assert got.dtype == sp.float64
+    np.testing.assert_array_equal(got.cpu().numpy(), sp.add(g.cpu(), ints).numpy())
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", ["bool", "int32", "int64", "float32", "float64", "complex64", "complex128"])
+def test_casts_and_strided_copies_on_the_gpu_give_the_cpus_bits(dtype):
+    a = (np.arange(12).reshape(3, 4) * 0.37 - 1.1).astype(dtype)
+    g = sp.tensor(a).cuda()
+    for to in ["bool", "int32", "int64", "float32", "float64", "complex64", "complex128"]:
+        np.testing.assert_array_equal(g.to(to).cpu().numpy(), sp.tensor(a).to(to).numpy())
+    t = g.transpose(0, 1)  # strided on the GPU: contiguous() and the copy back go through clone's kernel
+    np.testing.assert_array_equal(t.contiguous().cpu().numpy(), a.T)
+    np.testing.assert_array_equal(t.cpu().numpy(), a.T)
 
 
 @needs_gpu

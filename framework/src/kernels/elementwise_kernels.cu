@@ -5,6 +5,7 @@
 // skips the index arithmetic, so contiguous operands read and write coalesced.
 #include "binary_element.h"
 #include "complex_element.h"
+#include "convert_element.h"
 #include "elementwise_kernels_cuda.h"
 #include "unary_element.h"
 #include "sampan/cuda_launch.cuh"
@@ -22,7 +23,34 @@ template <class F, class T> __global__ void unary_kernel(StridedLayout<2> layout
   SAMPAN_GRID_STRIDE_LOOP(k, n) { unary_at(layout, k, out, x, F{}); }
 }
 
+template <class In, class Out>
+__global__ void convert_kernel(StridedLayout<2> layout, int64_t n, Out* out, const In* x) {
+  SAMPAN_GRID_STRIDE_LOOP(k, n) { convert_at(layout, k, out, x); }
+}
+
 }  // namespace
+
+template <class In, class Out> void convert_cuda(const StridedLayout<2>& layout, int64_t n, Out* out, const In* x) {
+  if (n == 0) return;
+  convert_kernel<In, Out><<<cuda::blocks_for(n), cuda::kThreads>>>(layout, n, out, x);
+  cuda::check(cudaGetLastError(), "convert_cuda (launch)");
+}
+
+#define SAMPAN_INSTANTIATE_CONVERT(In, Out) \
+  template void convert_cuda<In, Out>(const StridedLayout<2>&, int64_t, Out*, const In*);
+#define SAMPAN_INSTANTIATE_CONVERT_FROM(In)                                                                   \
+  SAMPAN_INSTANTIATE_CONVERT(In, bool) SAMPAN_INSTANTIATE_CONVERT(In, int32_t) SAMPAN_INSTANTIATE_CONVERT(In, int64_t) \
+  SAMPAN_INSTANTIATE_CONVERT(In, float) SAMPAN_INSTANTIATE_CONVERT(In, double)                             \
+  SAMPAN_INSTANTIATE_CONVERT(In, ComplexElement<float>) SAMPAN_INSTANTIATE_CONVERT(In, ComplexElement<double>)
+SAMPAN_INSTANTIATE_CONVERT_FROM(bool)
+SAMPAN_INSTANTIATE_CONVERT_FROM(int32_t)
+SAMPAN_INSTANTIATE_CONVERT_FROM(int64_t)
+SAMPAN_INSTANTIATE_CONVERT_FROM(float)
+SAMPAN_INSTANTIATE_CONVERT_FROM(double)
+SAMPAN_INSTANTIATE_CONVERT_FROM(ComplexElement<float>)
+SAMPAN_INSTANTIATE_CONVERT_FROM(ComplexElement<double>)
+#undef SAMPAN_INSTANTIATE_CONVERT
+#undef SAMPAN_INSTANTIATE_CONVERT_FROM
 
 template <class F, class T> void unary_cuda(const StridedLayout<2>& layout, int64_t n, T* out, const T* x) {
   if (n == 0) return;

@@ -22,4 +22,9 @@ void binary_cuda(const StridedLayout<3>& layout, int64_t n, T* out, const T* x, 
 /// int64_t, and for NegElement and SquareElement the complex types). out may be x (in place).
 template <class F, class T> void unary_cuda(const StridedLayout<2>& layout, int64_t n, T* out, const T* x);
 
+/// out = x converted (convert_element.h), x broadcast to out's layout; In and Out any of bool,
+/// int32_t, int64_t, float, double, ComplexElement<float>, ComplexElement<double>. out must not
+/// overlap x unless they are the same buffer with the same layout.
+template <class In, class Out> void convert_cuda(const StridedLayout<2>& layout, int64_t n, Out* out, const In* x);
+
 }  // namespace sampan::kernels

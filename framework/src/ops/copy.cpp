@@ -2,6 +2,7 @@
 #include "sampan/cuda.h"
 #include "sampan/ops.h"
 #include "elementwise_support.h"
+#include "elementwise_cuda.h"
 #include "sample_support.h"
 #include "../kernels/bf16_convert.h"
 
@@ -33,9 +34,7 @@ void convert_into(const Tensor& src, const Tensor& dst) {
 
 // out = x, byte for byte, between any two devices (out was allocated on the target device).
 void transfer(const Tensor& x, Tensor& out) {
-  Tensor src = x.device().is_cpu() ? contiguous(x) : x;
-  SAMPAN_CHECK(src.is_contiguous(), NotImplementedError, "to_device: a strided tensor on ", src.device().str(),
-               " cannot be copied yet; call contiguous() on the CPU side first");
+  const Tensor src = contiguous(x);  // a strided GPU tensor through clone's CUDA kernel
   cuda::copy_bytes(out.raw_data(), out.device().is_cuda(), src.raw_data(), src.device().is_cuda(), out.nbytes());
 }
 
@@ -65,6 +64,9 @@ SAMPAN_OP(core, cast)
       return TensorSpec{x.shape, dtype_from_name(dtype), x.device};
     })
     .cpu([](const Tensor& x, const std::string&, Tensor& out) { convert_into(x, out); })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& x, const std::string&, Tensor& out) { detail::convert_on_cuda("core::cast", x, out); })
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       // The engine converts back to the input dtype (keeping the real part for real inputs).
       return {c.grad_output(0)};
@@ -79,7 +81,7 @@ SAMPAN_OP(core, clone)
     .shape([](const TensorSpec& x) { return x; })
     .cpu([](const Tensor& x, Tensor& out) { convert_into(x, out); })
 #if defined(SAMPAN_CUDA_KERNELS)
-    .cuda([](const Tensor& x, Tensor& out) { transfer(x, out); })  // contiguous x only
+    .cuda([](const Tensor& x, Tensor& out) { detail::convert_on_cuda("core::clone", x, out); })
 #endif
     .vjp([](const VjpContext& c) -> Grads { return {c.grad_output(0)}; })
     .samples([] { return std::vector<Values>{{f64({2, 2})}}; })
@@ -104,6 +106,11 @@ SAMPAN_OP(core, copy_)
         convert_into(src, dst);
       }
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor&, const Tensor& src, Tensor& dst) {  // src on the GPU too (one device per call)
+      detail::convert_on_cuda("core::copy_", src.shares_storage(dst) ? clone(src) : src, dst);
+    })
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       // dst is overwritten: no gradient to its old value; src receives the gradient.
       return {Tensor(), c.grad_output(0)};

@@ -7,10 +7,12 @@
 
 #include <type_traits>
 
+#include "sampan/ops.h"
 #include "cuda_support.h"
 #include "strided_layout.h"
 #include "../kernels/binary_element.h"
 #include "../kernels/complex_element.h"
+#include "../kernels/convert_element.h"
 #include "../kernels/elementwise_kernels_cuda.h"
 #include "../kernels/unary_element.h"
 
@@ -32,17 +34,40 @@ template <class F, class Launch> void visit_elementwise_cuda(const char* name, D
   cuda_support::visit_cuda_dtype(dtype, name, false, launch);
 }
 
-inline void require_dtype_on_cuda(const char* name, DType want, std::initializer_list<const Tensor*> inputs) {
-  for (const Tensor* t : inputs)
-    if (t->dtype() != want)
-      SAMPAN_THROW(NotImplementedError, name, ": on CUDA, every argument must already have the result's dtype ",
-                   dtype_name(want), " (no dtype conversion on the GPU yet), got ", dtype_name(t->dtype()),
-                   "; cast them first");
+// `t` in `dtype`, converted on the GPU when it has another (core::cast), as the CPU kernels do.
+inline Tensor in_dtype(const Tensor& t, DType dtype) { return t.dtype() == dtype ? t : cast(t, dtype); }
+
+// Calls f(Tag<element type>) for every dtype the conversion kernel reads and writes (all but
+// float16 and bfloat16, which raise naming the op).
+template <class F> void visit_convertible(DType dtype, const char* name, F f) {
+  switch (dtype) {
+    case DType::Bool: return f(cuda_support::Tag<bool>{});
+    case DType::Complex64: return f(cuda_support::Tag<kernels::ComplexElement<float>>{});
+    case DType::Complex128: return f(cuda_support::Tag<kernels::ComplexElement<double>>{});
+    default: return cuda_support::visit_cuda_dtype(dtype, name, false, f);
+  }
 }
 
-/// out = F{}(x, y) on the GPU, any strides and broadcasting.
-template <class F> void binary_on_cuda(const char* name, const Tensor& x, const Tensor& y, const Tensor& out) {
-  require_dtype_on_cuda(name, out.dtype(), {&x, &y});
+/// dst = src converted to dst's dtype, src broadcast to dst's shape, on the GPU (cast, clone,
+/// copy_, contiguous): any strides.
+inline void convert_on_cuda(const char* name, const Tensor& src, const Tensor& dst) {
+  const kernels::StridedLayout<2> layout = strided_layout<2>(name, dst, {&src});
+  visit_convertible(src.dtype(), name, [&](auto in_tag) {
+    using In = typename decltype(in_tag)::type;
+    visit_convertible(dst.dtype(), name, [&](auto out_tag) {
+      using Out = typename decltype(out_tag)::type;
+      cuda_support::run_device([&] {
+        kernels::convert_cuda<In, Out>(layout, dst.numel(), static_cast<Out*>(dst.raw_data()),
+                                       static_cast<const In*>(src.raw_data()));
+      });
+    });
+  });
+}
+
+/// out = F{}(x, y) on the GPU, any strides and broadcasting; inputs of another dtype are
+/// converted first.
+template <class F> void binary_on_cuda(const char* name, const Tensor& x_in, const Tensor& y_in, const Tensor& out) {
+  const Tensor x = in_dtype(x_in, out.dtype()), y = in_dtype(y_in, out.dtype());
   const kernels::StridedLayout<3> layout = strided_layout<3>(name, out, {&x, &y});
   visit_elementwise_cuda<F>(name, out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -54,8 +79,8 @@ template <class F> void binary_on_cuda(const char* name, const Tensor& x, const 
 }
 
 /// out = F{}(x) on the GPU, any strides.
-template <class F> void unary_on_cuda(const char* name, const Tensor& x, const Tensor& out) {
-  require_dtype_on_cuda(name, out.dtype(), {&x});
+template <class F> void unary_on_cuda(const char* name, const Tensor& x_in, const Tensor& out) {
+  const Tensor x = in_dtype(x_in, out.dtype());
   const kernels::StridedLayout<2> layout = strided_layout<2>(name, out, {&x});
   visit_elementwise_cuda<F>(name, out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <functional>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "sampan/ops.h"
 #include "../../../framework/src/kernels/binary_element.h"
 #include "../../../framework/src/kernels/complex_element.h"
+#include "../../../framework/src/kernels/convert_element.h"
 #include "../../../framework/src/kernels/strided_index.h"
 #include "../../../framework/src/kernels/unary_element.h"
 #include "../../../framework/src/ops/strided_layout.h"
@@ -180,4 +182,72 @@ TEST(StridedLayout, ReluBackwardThroughBinaryAtGivesTheCpuOpsBits) {
   const Tensor g = uniform({6}, -2, 2, 52);     // broadcast, as a bias gradient would be
   const Tensor want = call_op("core::relu_backward", {x, g})[0];
   expect_same_bits(through_binary_at<kernels::ReluBackwardElement>(x, g, Tensor::empty({4, 6}, DType::Float64)), want);
+}
+
+namespace {
+
+template <class T> struct Tag { using type = T; };
+
+// The element type the CUDA kernels read a dtype's buffer as.
+template <class F> void visit_element(DType d, F f) {
+  switch (d) {
+    case DType::Bool: return f(Tag<bool>{});
+    case DType::Int32: return f(Tag<int32_t>{});
+    case DType::Int64: return f(Tag<int64_t>{});
+    case DType::Float32: return f(Tag<float>{});
+    case DType::Float64: return f(Tag<double>{});
+    case DType::Complex64: return f(Tag<kernels::ComplexElement<float>>{});
+    case DType::Complex128: return f(Tag<kernels::ComplexElement<double>>{});
+    default: FAIL() << "no element type for " << dtype_name(d);
+  }
+}
+
+// Values where conversions round, truncate or drop parts: fractions of both signs, -0, integers
+// past float32's (2^24 + 1) and float64's (2^53 + 1) precision; no NaN or out-of-range values for
+// integer targets (C++ leaves those undefined, and so may a GPU).
+Tensor conversion_sample(DType d) {
+  const std::vector<double> reals = {-2.75, -1.0, -0.0, 0.5, 1.5, 3.25, 16777217.0, 1e6 + 0.5};
+  const std::vector<int64_t> ints = {-3, -1, 0, 1, 2, 16777217, (int64_t{1} << 53) + 1, 1000001};
+  const int64_t n = static_cast<int64_t>(reals.size());
+  Tensor t = Tensor::empty({n}, d);
+  for (int64_t i = 0; i < n; ++i) {
+    switch (d) {
+      case DType::Bool: t.data<bool>()[i] = (i % 3) != 0; break;
+      case DType::Int32: t.data<int32_t>()[i] = static_cast<int32_t>(ints[i] % 100000000); break;
+      case DType::Int64: t.data<int64_t>()[i] = ints[i]; break;
+      case DType::Float32: t.data<float>()[i] = static_cast<float>(reals[i]); break;
+      case DType::Float64: t.data<double>()[i] = reals[i]; break;
+      case DType::Complex64: t.data<std::complex<float>>()[i] = {static_cast<float>(reals[i]), float(-0.25 * i)}; break;
+      case DType::Complex128: t.data<std::complex<double>>()[i] = {reals[i], -0.25 * i}; break;
+      default: break;
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+// Every pair of the dtypes the GPU converts: convert_at (what each thread of the CUDA conversion
+// kernel runs) must give the bits of the CPU's cast, through a broadcast layout too.
+TEST(StridedLayout, ConvertAtGivesTheCpuCastsBitsForEveryDtypePair) {
+  const std::vector<DType> dtypes = {DType::Bool, DType::Int32, DType::Int64, DType::Float32,
+                                     DType::Float64, DType::Complex64, DType::Complex128};
+  for (DType from : dtypes) {
+    const Tensor x = conversion_sample(from);
+    for (DType to : dtypes) {
+      SCOPED_TRACE(std::string(dtype_name(from)) + " -> " + dtype_name(to));
+      const Tensor want = broadcast_to(cast(x, to), {3, x.numel()}).contiguous();
+      Tensor got = Tensor::empty({3, x.numel()}, to);
+      const auto layout = detail::strided_layout<2>("test", got, {&x});
+      visit_element(from, [&](auto in_tag) {
+        using In = typename decltype(in_tag)::type;
+        visit_element(to, [&](auto out_tag) {
+          using Out = typename decltype(out_tag)::type;
+          for (int64_t k = 0; k < got.numel(); ++k)
+            kernels::convert_at(layout, k, static_cast<Out*>(got.raw_data()), static_cast<const In*>(x.raw_data()));
+        });
+      });
+      expect_same_bits(got, want);
+    }
+  }
 }
