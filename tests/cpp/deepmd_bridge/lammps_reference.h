@@ -87,18 +87,23 @@ inline void write_data(const std::string& path, const sampan::deepmd::Box& box, 
 }
 
 /// Runs `script` (the text of an input file) with lmp in `folder`; fails the test with the end of
-/// LAMMPS's log when it exits non-zero.
+/// Runs LAMMPS on `script` in `folder`; on a non-zero exit, a test failure with the ends of its log and output.
 inline bool run(const Folder& folder, const std::string& script) {
   std::ofstream(folder.file("in.lmp")) << script;
   std::string cmd = "cd '" + folder.path.string() + "' && '" + lmp_executable() +
                     "' -in in.lmp -log log.lammps -screen none > lmp.out 2>&1";
   int rc = std::system(cmd.c_str());
   if (rc != 0) {
-    std::ifstream log(folder.file("log.lammps"));
-    std::stringstream ss;
-    ss << log.rdbuf();
-    std::string text = ss.str();
-    ADD_FAILURE() << "lmp failed (" << rc << "): ..." << text.substr(text.size() > 2000 ? text.size() - 2000 : 0);
+    // The log's end, and what lmp printed itself (a failure before the log opens shows only there).
+    auto tail = [&](const char* name) {
+      std::ifstream in(folder.file(name));
+      std::stringstream ss;
+      ss << in.rdbuf();
+      const std::string text = ss.str();
+      return text.substr(text.size() > 2000 ? text.size() - 2000 : 0);
+    };
+    ADD_FAILURE() << "lmp failed (" << rc << "): log.lammps: ..." << tail("log.lammps") << "\nlmp.out: ..."
+                  << tail("lmp.out");
     return false;
   }
   return true;
