@@ -5,6 +5,7 @@
 #include <complex>
 
 #include "bindings.h"
+#include "sampan/ops/copy.h"
 
 namespace sampan::python {
 
@@ -174,7 +175,9 @@ bool is_python_scalar(py::handle obj) {
 
 Tensor scalar_to_tensor(py::handle obj, const Tensor& like) {
   ScalarValue v = read_scalar(obj);
-  return make_scalar(v, scalar_dtype(v.kind, like));
+  Tensor t = make_scalar(v, scalar_dtype(v.kind, like));
+  // Beside a GPU tensor the number goes to the GPU too (`x + 1.0`), so the op sees one device.
+  return like.defined() && like.device().is_cuda() ? to_device(t, like.device()) : t;
 }
 
 Tensor to_tensor(py::handle obj, const Tensor& like, const std::string& what) {

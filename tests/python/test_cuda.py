@@ -157,3 +157,12 @@ def test_relu_forward_and_backward_run_on_the_gpu():
     y.backward(sp.tensor(g).cuda())
     assert xg.grad.device == "cuda:0"
     np.testing.assert_array_equal(xg.grad.cpu().numpy(), np.where(x > 0, g, 0.0))
+
+
+@needs_gpu
+def test_a_python_number_beside_a_gpu_tensor_goes_to_the_gpu():
+    x = sp.tensor([1.5, -2.0, 4.0])
+    g = x.cuda()
+    for got, want in ((g + 1.0, x + 1.0), (2 * g, 2 * x), (g / 4, x / 4), (1.0 - g, 1.0 - x)):
+        assert got.device == "cuda:0"
+        np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
