@@ -57,7 +57,7 @@ def overhead_table(threads, count_instructions):
     if count_instructions:
         sampan_env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
         mine = op_overhead.instructions_per_add(sys.executable, "sampan", env=sampan_env)
-        line = f"  {'instructions per a + b (callgrind)':40s} {mine or 0:9,.0f}"
+        line = f"  {'instructions per a + b (callgrind)':40s} " + (f"{mine:9,.0f}" if mine else "        -")
         for python, p in peers.items():
             theirs = op_overhead.instructions_per_add(python, "torch")
             if mine and theirs:

@@ -23,14 +23,15 @@ binaries=(build/tests/cpp/sampan_framework_tests build/tests/cpp/sampan_deepmd_b
           build/tests/cpp/sampan_helix_tests build/tests/cpp/sampan_custom_ops_tests
           build/tests/cpp/sampan_quantum_tests build/bench/gpu_ops_bench)
 
-stage() {
+stage() (  # a subshell with -e: any failing copy stops the packing
+  set -e
   local dir=${1:-$repo_root/.gpu-stage}
   cd "$repo_root" || exit 1
   for b in "${binaries[@]}"; do
     [[ -x $b ]] || { echo "gpu_check stage: $b is missing; run make build first (with nvcc)" >&2; exit 1; }
   done
-  grep -q "SAMPAN_HAVE_CUDA:INTERNAL=ON\|CMAKE_CUDA_COMPILER:STRING=/" build/CMakeCache.txt ||
-    { echo "gpu_check stage: build/ was configured without CUDA" >&2; exit 1; }
+  ldd python/sampan/libsampan_core.so | grep -q libcudart ||
+    { echo "gpu_check stage: sampan_core was built without CUDA (no libcudart linked); build with nvcc" >&2; exit 1; }
   mkdir -p "$dir/tmp"
   # Every library the binaries load, but glibc's and the driver's, which belong to that machine.
   ldd "${binaries[@]}" | awk '/=> \//{print $3}' | sort -u |
@@ -48,7 +49,7 @@ stage() {
   tar -C "$dir/tmp" -cJf "$tmp_archive" . && mv "$tmp_archive" "$dir/bundle.tar.xz"
   rm -rf "$dir/tmp" "$dir/libs.txt"
   echo "gpu_check stage: $(du -h "$dir/bundle.tar.xz" | cut -f1) in $dir/bundle.tar.xz (commit $(git rev-parse --short HEAD))"
-}
+)
 
 run() {
   local dir=$1 out=$2 work=$repo_root/build/gpu-check

@@ -9,6 +9,7 @@
 
 #include "sampan/ops.h"
 #include "cuda_support.h"
+#include "device_elements.h"
 #include "strided_layout.h"
 #include "../kernels/binary_element.h"
 #include "../kernels/complex_element.h"
@@ -37,24 +38,13 @@ template <class F, class Launch> void visit_elementwise_cuda(const char* name, D
 // `t` in `dtype`, converted on the GPU when it has another (core::cast), as the CPU kernels do.
 inline Tensor in_dtype(const Tensor& t, DType dtype) { return t.dtype() == dtype ? t : cast(t, dtype); }
 
-// Calls f(Tag<element type>) for every dtype the conversion kernel reads and writes (all but
-// float16 and bfloat16, which raise naming the op).
-template <class F> void visit_convertible(DType dtype, const char* name, F f) {
-  switch (dtype) {
-    case DType::Bool: return f(cuda_support::Tag<bool>{});
-    case DType::Complex64: return f(cuda_support::Tag<kernels::ComplexElement<float>>{});
-    case DType::Complex128: return f(cuda_support::Tag<kernels::ComplexElement<double>>{});
-    default: return cuda_support::visit_cuda_dtype(dtype, name, false, f);
-  }
-}
-
 /// dst = src converted to dst's dtype, src broadcast to dst's shape, on the GPU (cast, clone,
 /// copy_, contiguous): any strides.
 inline void convert_on_cuda(const char* name, const Tensor& src, const Tensor& dst) {
   const kernels::StridedLayout<2> layout = strided_layout<2>(name, dst, {&src});
-  visit_convertible(src.dtype(), name, [&](auto in_tag) {
+  visit_device_element(src.dtype(), name, [&](auto in_tag) {
     using In = typename decltype(in_tag)::type;
-    visit_convertible(dst.dtype(), name, [&](auto out_tag) {
+    visit_device_element(dst.dtype(), name, [&](auto out_tag) {
       using Out = typename decltype(out_tag)::type;
       cuda_support::run_device([&] {
         kernels::convert_cuda<In, Out>(layout, dst.numel(), static_cast<Out*>(dst.raw_data()),

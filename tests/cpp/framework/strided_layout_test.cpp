@@ -17,6 +17,7 @@
 #include "../../../framework/src/kernels/convert_element.h"
 #include "../../../framework/src/kernels/strided_index.h"
 #include "../../../framework/src/kernels/unary_element.h"
+#include "../../../framework/src/ops/device_elements.h"
 #include "../../../framework/src/ops/strided_layout.h"
 
 #include "../test_util.h"
@@ -121,6 +122,10 @@ TEST(StridedLayout, RefusesWhatTheKernelsCannotAddress) {
   EXPECT_THROW(mismatched(), ValueError);
   const std::string shape = test::thrown_message(mismatched);
   EXPECT_NE(shape.find("input of shape [2, 4] does not broadcast to [3, 4]"), std::string::npos) << shape;
+  const auto half = [] { detail::visit_device_element(DType::Float16, "core::cast", [](auto) {}); };
+  EXPECT_THROW(half(), NotImplementedError);
+  const std::string dtype = test::thrown_message(half);
+  EXPECT_NE(dtype.find("core::cast: no CUDA kernel for dtype float16"), std::string::npos) << dtype;
 }
 
 // The device's complex type against std::complex (what the CPU ops compute with), complex128 and
@@ -186,22 +191,6 @@ TEST(StridedLayout, ReluBackwardThroughBinaryAtGivesTheCpuOpsBits) {
 
 namespace {
 
-template <class T> struct Tag { using type = T; };
-
-// The element type the CUDA kernels read a dtype's buffer as.
-template <class F> void visit_element(DType d, F f) {
-  switch (d) {
-    case DType::Bool: return f(Tag<bool>{});
-    case DType::Int32: return f(Tag<int32_t>{});
-    case DType::Int64: return f(Tag<int64_t>{});
-    case DType::Float32: return f(Tag<float>{});
-    case DType::Float64: return f(Tag<double>{});
-    case DType::Complex64: return f(Tag<kernels::ComplexElement<float>>{});
-    case DType::Complex128: return f(Tag<kernels::ComplexElement<double>>{});
-    default: FAIL() << "no element type for " << dtype_name(d);
-  }
-}
-
 // Values where conversions round, truncate or drop parts: fractions of both signs, -0, integers
 // past float32's (2^24 + 1) and float64's (2^53 + 1) precision; no NaN or out-of-range values for
 // integer targets (C++ leaves those undefined, and so may a GPU).
@@ -228,7 +217,8 @@ Tensor conversion_sample(DType d) {
 }  // namespace
 
 // Every pair of the dtypes the GPU converts: convert_at (what each thread of the CUDA conversion
-// kernel runs) must give the bits of the CPU's cast, through a broadcast layout too.
+// kernel runs), over the element types the op layer picks (visit_device_element), must give the
+// bits of the CPU's cast, through a broadcast layout too.
 TEST(StridedLayout, ConvertAtGivesTheCpuCastsBitsForEveryDtypePair) {
   const std::vector<DType> dtypes = {DType::Bool, DType::Int32, DType::Int64, DType::Float32,
                                      DType::Float64, DType::Complex64, DType::Complex128};
@@ -239,9 +229,9 @@ TEST(StridedLayout, ConvertAtGivesTheCpuCastsBitsForEveryDtypePair) {
       const Tensor want = broadcast_to(cast(x, to), {3, x.numel()}).contiguous();
       Tensor got = Tensor::empty({3, x.numel()}, to);
       const auto layout = detail::strided_layout<2>("test", got, {&x});
-      visit_element(from, [&](auto in_tag) {
+      detail::visit_device_element(from, "test", [&](auto in_tag) {
         using In = typename decltype(in_tag)::type;
-        visit_element(to, [&](auto out_tag) {
+        detail::visit_device_element(to, "test", [&](auto out_tag) {
           using Out = typename decltype(out_tag)::type;
           for (int64_t k = 0; k < got.numel(); ++k)
             kernels::convert_at(layout, k, static_cast<Out*>(got.raw_data()), static_cast<const In*>(x.raw_data()));
