@@ -1,6 +1,7 @@
 // sampan bfloat16 GEMM benchmark: oneDNN's bfloat16 matmul against oneDNN's own float32 matmul
 // (issue 18's CPU target: bf16 >= 3x float32 GFLOP/s of the same library at n = 2048) and against
-// the float32 BLAS that sp.matmul uses, in one run. Best of interleaved repeats, wall clock.
+// the float32 BLAS (OpenBLAS; sp.matmul sends large float32 products to oneDNN, see
+// gemm_libraries_bench), in one run. Best of interleaved repeats, wall clock.
 //
 //   OMP_NUM_THREADS=1 build/bench/bf16_gemm_bench
 #include <omp.h>
@@ -47,7 +48,7 @@ int main() {
     }
     auto bf16 = [&] { kernels::gemm_bf16(false, false, n, n, n, a16.data(), n, b16.data(), n, c16.data(), n); };
     auto f32 = [&] { kernels::gemm_f32_same_library(false, false, n, n, n, a.data(), n, b.data(), n, c.data(), n); };
-    auto blas = [&] { kernels::gemm(false, false, n, n, n, a.data(), n, b.data(), n, c.data(), n); };
+    auto blas = [&] { kernels::gemm_blas_only(false, false, n, n, n, a.data(), n, b.data(), n, c.data(), n); };
     bf16(), f32(), blas();  // warm-up: oneDNN's primitive cache
     double t16 = 1e30, t32 = 1e30, tb = 1e30;
     const int repeats = n >= 2048 ? 3 : 7;

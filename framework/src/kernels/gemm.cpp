@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sampan/error.h"
+#include "sgemm_onednn.h"
 #include "strided_loop.h"
 
 #include "blas_api.h"
@@ -206,7 +207,12 @@ void set_blas_num_threads(int n) {
 
 int get_blas_num_threads() { return blas_api::get_num_threads(); }
 
-std::string blas_library() { return blas_api::describe(); }
+std::string blas_library() {
+  std::string name = blas_api::describe();
+  if (sgemm_onednn_available())
+    name += "; float32 products of m*n*k >= 2^22 through " + sgemm_onednn_library() + "'s sgemm";
+  return name;
+}
 
 #if SAMPAN_GEMM_BLAS
 #if SAMPAN_HAVE_OPENBLAS
@@ -224,12 +230,17 @@ std::string blas_library() { return blas_api::describe(); }
 #define SAMPAN_ROW_PANELS(T, CALL)
 #endif
 #define SAMPAN_NO_ROW_PANELS(T, CALL)
-#define SAMPAN_BLAS_GEMM(T, CALL, ALPHA, BETA, PTR, PANELS)                                           \
-  void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,  \
+// float32 products large enough go to oneDNN's sgemm where the build has it (sgemm_onednn.h).
+#define SAMPAN_ONEDNN_FIRST                                                                         \
+  if (sgemm_onednn_pays(m, n, k) && sgemm_onednn(ta, tb, m, n, k, a, lda, b, ldb, c, ldc)) return;
+#define SAMPAN_BLAS_ONLY
+#define SAMPAN_BLAS_GEMM(NAME, T, CALL, ALPHA, BETA, PTR, PANELS, LIBRARY)                            \
+  void NAME(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,  \
             int64_t ldb, T* c, int64_t ldc) {                                                       \
     if (trivial(m, n, k, c, ldc)) return;                                                           \
     if (small_k_product(ta, tb, m, n, k, a, lda, b, ldb, c, ldc)) return;                           \
     PANELS(T, CALL)                                                                                 \
+    LIBRARY                                                                                         \
     const T alpha = ALPHA, beta = BETA;                                                             \
     CALL(CblasRowMajor, flag(ta), flag(tb), blas_int(m, "m"), blas_int(n, "n"), blas_int(k, "k"),    \
          PTR(alpha), a, blas_int(ld(lda), "lda"), b, blas_int(ld(ldb), "ldb"), PTR(beta), c,         \
@@ -237,11 +248,17 @@ std::string blas_library() { return blas_api::describe(); }
   }
 #define SAMPAN_BY_VALUE(x) x
 #define SAMPAN_BY_POINTER(x) &x
-SAMPAN_BLAS_GEMM(float, SAMPAN_CBLAS(sgemm), 1.0f, 0.0f, SAMPAN_BY_VALUE, SAMPAN_ROW_PANELS)
-SAMPAN_BLAS_GEMM(double, SAMPAN_CBLAS(dgemm), 1.0, 0.0, SAMPAN_BY_VALUE, SAMPAN_ROW_PANELS)
-SAMPAN_BLAS_GEMM(complex64, SAMPAN_CBLAS(cgemm), complex64(1), complex64(0), SAMPAN_BY_POINTER, SAMPAN_NO_ROW_PANELS)
-SAMPAN_BLAS_GEMM(complex128, SAMPAN_CBLAS(zgemm), complex128(1), complex128(0), SAMPAN_BY_POINTER, SAMPAN_NO_ROW_PANELS)
+SAMPAN_BLAS_GEMM(gemm, float, SAMPAN_CBLAS(sgemm), 1.0f, 0.0f, SAMPAN_BY_VALUE, SAMPAN_ROW_PANELS, SAMPAN_ONEDNN_FIRST)
+SAMPAN_BLAS_GEMM(gemm_blas_only, float, SAMPAN_CBLAS(sgemm), 1.0f, 0.0f, SAMPAN_BY_VALUE, SAMPAN_ROW_PANELS,
+                 SAMPAN_BLAS_ONLY)
+SAMPAN_BLAS_GEMM(gemm, double, SAMPAN_CBLAS(dgemm), 1.0, 0.0, SAMPAN_BY_VALUE, SAMPAN_ROW_PANELS, SAMPAN_BLAS_ONLY)
+SAMPAN_BLAS_GEMM(gemm, complex64, SAMPAN_CBLAS(cgemm), complex64(1), complex64(0), SAMPAN_BY_POINTER,
+                 SAMPAN_NO_ROW_PANELS, SAMPAN_BLAS_ONLY)
+SAMPAN_BLAS_GEMM(gemm, complex128, SAMPAN_CBLAS(zgemm), complex128(1), complex128(0), SAMPAN_BY_POINTER,
+                 SAMPAN_NO_ROW_PANELS, SAMPAN_BLAS_ONLY)
 #undef SAMPAN_BLAS_GEMM
+#undef SAMPAN_ONEDNN_FIRST
+#undef SAMPAN_BLAS_ONLY
 #undef SAMPAN_ROW_PANELS
 #undef SAMPAN_NO_ROW_PANELS
 #undef SAMPAN_BY_VALUE
@@ -254,6 +271,10 @@ SAMPAN_BLAS_GEMM(complex128, SAMPAN_CBLAS(zgemm), complex128(1), complex128(0), 
   }
 SAMPAN_LOOP_GEMM(float)
 SAMPAN_LOOP_GEMM(double)
+void gemm_blas_only(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+                    int64_t ldb, float* c, int64_t ldc) {
+  if (!trivial(m, n, k, c, ldc)) gemm_loop(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
+}
 SAMPAN_LOOP_GEMM(complex64)
 SAMPAN_LOOP_GEMM(complex128)
 #undef SAMPAN_LOOP_GEMM

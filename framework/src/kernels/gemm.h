@@ -2,7 +2,9 @@
 // identity or the transpose. Plain functions over pointers, sizes and leading dimensions.
 //
 // float32/64 and complex64/128 go to the BLAS (cblas_?gemm: PyPI's scipy-openblas32 or Debian's
-// OpenBLAS, see blas_api.h) when the build has one; integer types, and every type in a build without a BLAS, use the loop kernel.
+// OpenBLAS, see blas_api.h) when the build has one; large float32 products go to oneDNN's sgemm
+// instead where the build found oneDNN (sgemm_onednn.h says when and why); integer types, and
+// every type in a build without a BLAS, use the loop kernel.
 // A transposed operand is passed as a flag with its own leading dimension, so a transposed view
 // never needs a copy.
 #pragma once
@@ -30,6 +32,10 @@ std::string blas_library();
 /// its transpose when true (element (i, p) at a[p*lda + i]); likewise B with `trans_b`.
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
           const float* b, int64_t ldb, float* c, int64_t ldc);
+/// float32 through the BLAS (or the loop kernel) alone, never oneDNN: for benchmarks and tests
+/// that compare the two libraries.
+void gemm_blas_only(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+                    const float* b, int64_t ldb, float* c, int64_t ldc);
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
           const double* b, int64_t ldb, double* c, int64_t ldc);
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const complex64* a, int64_t lda,
