@@ -22,6 +22,13 @@ void init_cuda(py::module_& m) {
   py::reinterpret_borrow<py::class_<Tensor>>(m.attr("Tensor")).def(
       "_to_device", [](const Tensor& t, const std::string& device) { return to_device(t, Device::parse(device)); },
       py::arg("device"), "A copy on `device` ('cpu', 'cuda', 'cuda:0'), differentiable.");
+  m.def(
+      "_full_on",
+      [](const Shape& shape, double value, const std::string& dtype, const std::string& device) {
+        return full(shape, value, dtype_from_name(dtype), Device::parse(device));
+      },
+      py::arg("shape"), py::arg("value"), py::arg("dtype"), py::arg("device"),
+      "core::full's tensor made on `device` (sampan::full): sp.full(..., device=).");
 }
 }  // namespace
 

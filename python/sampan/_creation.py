@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _C
 from ._C import Tensor
+from ._device import device_argument
 
 # NumPy dtypes whose memory a tensor can share as is.
 _SHARABLE = frozenset(np.dtype(n) for n in (
@@ -30,6 +31,13 @@ _PYTHON_DEFAULTS = {"b": "bool", "i": "int64", "u": "int64", "f": "float32", "c"
 
 _full = _C.OpHandle("core::full")
 _arange = _C.OpHandle("core::arange")
+
+
+def place(t, device, who):
+    """``t`` moved to ``device`` (None or t's own: t itself), before requires_grad is set, so
+    the result is a leaf; what every creation function's ``device=`` does with data made here."""
+    device = device_argument(device, who)
+    return t if device is None or device == t.device else t._to_device(device)
 
 
 def _as_dtype(dtype):
@@ -75,10 +83,11 @@ def _infer_numpy_array(data):
     return arr, _PYTHON_DEFAULTS[kind]
 
 
-def tensor(data, dtype=None, requires_grad=False):
+def tensor(data, dtype=None, requires_grad=False, device=None):
     """A new tensor holding a copy of ``data`` (nested lists, Python or NumPy scalars, NumPy
-    arrays, tensors). Without ``dtype``, Python data gives bool, int64, float32 or complex64 and
-    NumPy data keeps its dtype (see the module doc)."""
+    arrays, tensors) on ``device`` (the CPU, or a tensor's own device, unless given). Without
+    ``dtype``, Python data gives bool, int64, float32 or complex64 and NumPy data keeps its dtype
+    (see the module doc)."""
     dtype = _as_dtype(dtype)
     if isinstance(data, Tensor):
         t = data.detach().clone()
@@ -93,6 +102,7 @@ def tensor(data, dtype=None, requires_grad=False):
         t = _C._from_buffer(arr).clone()
         if target == _C.bfloat16:
             t = t._to_dtype(target)
+    t = place(t, device, "sp.tensor")
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -133,13 +143,18 @@ def _scalar_dtype(value):
     raise TypeError(f"fill value must be a number, got {type(value).__name__}")
 
 
-def full(shape, fill_value, dtype=None, requires_grad=False):
+def full(shape, fill_value, dtype=None, requires_grad=False, device=None):
     """A tensor of ``shape`` filled with ``fill_value`` (dtype inferred from the value when not
-    given: bool, int64, float32 or complex64)."""
+    given: bool, int64, float32 or complex64), on the CPU unless ``device`` (on a GPU it is
+    filled there: sampan::full)."""
     dtype = _as_dtype(dtype) or _scalar_dtype(fill_value)
     shape = _shape_arg((shape,), "full")
+    device = device_argument(device, "full")
     if isinstance(fill_value, numbers.Complex) and not isinstance(fill_value, numbers.Real):
         t = _full(shape, 0.0, dtype.name) + _C._scalar_tensor(fill_value, _full((), 0.0, dtype.name))
+        t = place(t, device, "full")
+    elif device is not None and device != "cpu":
+        t = _C._full_on(shape, float(fill_value), dtype.name, device)
     else:
         t = _full(shape, float(fill_value), dtype.name)
     if requires_grad:
@@ -147,39 +162,40 @@ def full(shape, fill_value, dtype=None, requires_grad=False):
     return t
 
 
-def zeros(*shape, dtype=None, requires_grad=False):
+def zeros(*shape, dtype=None, requires_grad=False, device=None):
     """A tensor of zeros: ``zeros(2, 3)`` or ``zeros((2, 3))``; float32 unless ``dtype``."""
-    return full(_shape_arg(shape, "zeros"), 0.0, dtype or _C.float32, requires_grad)
+    return full(_shape_arg(shape, "zeros"), 0.0, dtype or _C.float32, requires_grad, device)
 
 
-def ones(*shape, dtype=None, requires_grad=False):
+def ones(*shape, dtype=None, requires_grad=False, device=None):
     """A tensor of ones: ``ones(2, 3)`` or ``ones((2, 3))``; float32 unless ``dtype``."""
-    return full(_shape_arg(shape, "ones"), 1.0, dtype or _C.float32, requires_grad)
+    return full(_shape_arg(shape, "ones"), 1.0, dtype or _C.float32, requires_grad, device)
 
 
-def empty(*shape, dtype=None, requires_grad=False):
+def empty(*shape, dtype=None, requires_grad=False, device=None):
     """A tensor to be overwritten. sampan fills it with zeros (no uninitialized memory)."""
-    return full(_shape_arg(shape, "empty"), 0.0, dtype or _C.float32, requires_grad)
+    return full(_shape_arg(shape, "empty"), 0.0, dtype or _C.float32, requires_grad, device)
 
 
-def full_like(x, fill_value, dtype=None, requires_grad=False):
-    return full(x.shape, fill_value, dtype or x.dtype, requires_grad)
+# The *_like functions make their tensor on x's device unless told otherwise, as PyTorch's do.
+def full_like(x, fill_value, dtype=None, requires_grad=False, device=None):
+    return full(x.shape, fill_value, dtype or x.dtype, requires_grad, device or x.device)
 
 
-def zeros_like(x, dtype=None, requires_grad=False):
-    return full(x.shape, 0.0, dtype or x.dtype, requires_grad)
+def zeros_like(x, dtype=None, requires_grad=False, device=None):
+    return full(x.shape, 0.0, dtype or x.dtype, requires_grad, device or x.device)
 
 
-def ones_like(x, dtype=None, requires_grad=False):
-    return full(x.shape, 1.0, dtype or x.dtype, requires_grad)
+def ones_like(x, dtype=None, requires_grad=False, device=None):
+    return full(x.shape, 1.0, dtype or x.dtype, requires_grad, device or x.device)
 
 
-def scalar_tensor(value, dtype=None, requires_grad=False):
+def scalar_tensor(value, dtype=None, requires_grad=False, device=None):
     """A 0-d tensor holding ``value``."""
-    return tensor(value, dtype=dtype, requires_grad=requires_grad)
+    return tensor(value, dtype=dtype, requires_grad=requires_grad, device=device)
 
 
-def arange(start, end=None, step=1, dtype=None, requires_grad=False):
+def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None):
     """Values from ``start`` to ``end`` (exclusive) by ``step``; ``arange(n)`` is 0 .. n-1.
     int64 when all bounds are integers, else float32, unless ``dtype``."""
     if end is None:
@@ -187,7 +203,7 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False):
     if dtype is None:
         integral = all(isinstance(v, numbers.Integral) for v in (start, end, step))
         dtype = _C.int64 if integral else _C.float32
-    t = _arange(float(start), float(end), float(step), _C.dtype(dtype).name)
+    t = place(_arange(float(start), float(end), float(step), _C.dtype(dtype).name), device, "arange")
     if requires_grad:
         t.requires_grad_(True)
     return t

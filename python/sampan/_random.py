@@ -4,12 +4,14 @@ Each call takes one draw (seed, offset) from a Generator (the default one unless
 ``generator=``) and calls the random op (core::rand, randn, randint, bernoulli, randperm) with it,
 so a result depends only on the seed and the number of draws taken before, never on the thread
 count. Random results carry no gradient (``requires_grad=True`` makes the sample a leaf).
+``device=`` draws on the CPU and moves the sample, so a GPU sample has the CPU's bits.
 """
 import numbers
 
 from . import _C
 from ._ops import function as op_function
 from ._C import Generator
+from ._creation import place as _place
 
 default_generator = _C.default_generator()
 
@@ -47,37 +49,39 @@ def _op(name):
     return fn
 
 
-def _finish(t, requires_grad):
+def _finish(t, requires_grad, device=None, who="rand"):
+    t = _place(t, device, who)
     return t.requires_grad_(True) if requires_grad else t
 
 
-def rand(*size, dtype=None, generator=None, requires_grad=False):
+def rand(*size, dtype=None, generator=None, requires_grad=False, device=None):
     """Uniform samples in [0, 1): ``rand(2, 3)`` or ``rand((2, 3))``; float32 unless ``dtype``."""
     seed, offset = draw(generator)
     t = _op("rand")(_shape(size), _C.dtype(dtype or _C.float32).name, seed, offset)
-    return _finish(t, requires_grad)
+    return _finish(t, requires_grad, device, "rand")
 
 
-def randn(*size, dtype=None, generator=None, requires_grad=False):
+def randn(*size, dtype=None, generator=None, requires_grad=False, device=None):
     """Standard normal samples: ``randn(2, 3)``; float32 unless ``dtype``."""
     seed, offset = draw(generator)
     t = _op("randn")(_shape(size), _C.dtype(dtype or _C.float32).name, seed, offset)
-    return _finish(t, requires_grad)
+    return _finish(t, requires_grad, device, "randn")
 
 
-def randint(low, high=None, size=(), dtype=None, generator=None):
+def randint(low, high=None, size=(), dtype=None, generator=None, device=None):
     """Integers uniform in [low, high); ``randint(10, size=(3,))`` draws from [0, 10)."""
     if high is None:
         low, high = 0, low
     seed, offset = draw(generator)
     size = [size] if isinstance(size, numbers.Integral) else list(size)
-    return _op("randint")(int(low), int(high), size, _C.dtype(dtype or _C.int64).name, seed, offset)
+    return _place(_op("randint")(int(low), int(high), size, _C.dtype(dtype or _C.int64).name, seed, offset), device,
+                  "randint")
 
 
-def randperm(n, dtype=None, generator=None):
+def randperm(n, dtype=None, generator=None, device=None):
     """A random permutation of 0 .. n-1 (int64 unless ``dtype``)."""
     seed, offset = draw(generator)
-    return _op("randperm")(int(n), _C.dtype(dtype or _C.int64).name, seed, offset)
+    return _place(_op("randperm")(int(n), _C.dtype(dtype or _C.int64).name, seed, offset), device, "randperm")
 
 
 def bernoulli(p, generator=None):
@@ -86,29 +90,31 @@ def bernoulli(p, generator=None):
     return _op("bernoulli")(p.detach(), seed, offset)
 
 
-def rand_like(x, dtype=None, generator=None, requires_grad=False):
-    return rand(x.shape, dtype=dtype or x.dtype, generator=generator, requires_grad=requires_grad)
+def rand_like(x, dtype=None, generator=None, requires_grad=False, device=None):
+    return rand(x.shape, dtype=dtype or x.dtype, generator=generator, requires_grad=requires_grad,
+                device=device or x.device)
 
 
-def randn_like(x, dtype=None, generator=None, requires_grad=False):
-    return randn(x.shape, dtype=dtype or x.dtype, generator=generator, requires_grad=requires_grad)
+def randn_like(x, dtype=None, generator=None, requires_grad=False, device=None):
+    return randn(x.shape, dtype=dtype or x.dtype, generator=generator, requires_grad=requires_grad,
+                 device=device or x.device)
 
 
-def normal(mean=0.0, std=1.0, size=(), dtype=None, generator=None, requires_grad=False):
+def normal(mean=0.0, std=1.0, size=(), dtype=None, generator=None, requires_grad=False, device=None):
     """Normal samples with ``mean`` and standard deviation ``std``."""
     if std < 0:
         raise ValueError(f"normal: std must be >= 0, got {std}")
     t = randn(_shape((size,)) if isinstance(size, numbers.Integral) else list(size), dtype=dtype,
-              generator=generator) * std + mean
+              generator=generator, device=device) * std + mean
     return _finish(t, requires_grad)
 
 
-def uniform(low=0.0, high=1.0, size=(), dtype=None, generator=None, requires_grad=False):
+def uniform(low=0.0, high=1.0, size=(), dtype=None, generator=None, requires_grad=False, device=None):
     """Uniform samples in [low, high)."""
     if not high >= low:
         raise ValueError(f"uniform: high ({high}) must be >= low ({low})")
     t = rand(_shape((size,)) if isinstance(size, numbers.Integral) else list(size), dtype=dtype,
-             generator=generator) * (high - low) + low
+             generator=generator, device=device) * (high - low) + low
     return _finish(t, requires_grad)
 
 

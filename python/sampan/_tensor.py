@@ -9,8 +9,8 @@ import numpy as np
 
 from . import _C
 from ._C import Tensor
+from ._device import DEVICE_NAMES as _DEVICE_NAMES, device_name as _device_name
 
-_DEVICE_NAMES = ("cpu", "cuda")
 
 
 def numpy(self):
@@ -105,12 +105,6 @@ def _is_dtype_name(name):
         return True
     except (TypeError, ValueError):
         return False
-
-
-def _device_name(device):
-    """'cuda' -> 'cuda:0' (the name Tensor.device reports); others as given."""
-    device = str(device)
-    return "cuda:0" if device == "cuda" else device
 
 
 def parse_to_arguments(args, dtype, device, who):

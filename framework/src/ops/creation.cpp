@@ -150,8 +150,12 @@ SAMPAN_OP(core, one_hot)
 
 Tensor full(const Shape& shape, double value, DType dtype, Device device) {
   static OpHandle op("core::full");
-  SAMPAN_CHECK(device.is_cpu(), NotImplementedError, "full on ", device.str(), " is not built yet");
-  return op(shape, value, std::string(dtype_name(dtype)))[0];
+  if (device.is_cpu()) return op(shape, value, std::string(dtype_name(dtype)))[0];
+  // Elsewhere: the value made once here, moved, and broadcast into a fresh tensor there by the
+  // device's conversion kernel (core::contiguous), so no host buffer of the full size is made.
+  for (auto s : shape) SAMPAN_CHECK(s >= 0, ValueError, "negative dimension in shape ", shape_str(shape));
+  Tensor one = to_device(op(Shape{}, value, std::string(dtype_name(dtype)))[0], device);
+  return shape.empty() ? one : broadcast_to(one, shape).contiguous();
 }
 Tensor zeros(const Shape& shape, DType dtype, Device device) { return full(shape, 0.0, dtype, device); }
 Tensor ones(const Shape& shape, DType dtype, Device device) { return full(shape, 1.0, dtype, device); }

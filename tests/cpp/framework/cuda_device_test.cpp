@@ -151,3 +151,22 @@ TEST(CudaDevice, IndexSelectMatchesTheCpuForEveryRowWidth) {
     }
   }
 }
+
+// full / zeros / ones / *_like on the GPU: the value broadcast into a fresh device tensor, the
+// CPU's bits for every dtype the GPU converts; a bad shape is refused before any GPU work.
+TEST(CudaDevice, FullMakesItsTensorOnTheDevice) {
+  EXPECT_THROW((void)full({2, -1}, 1.0, DType::Float32, kGpu), ValueError);
+  SKIP_WITHOUT_GPU();
+  for (DType dt : {DType::Float32, DType::Float64, DType::Int32, DType::Int64, DType::Bool, DType::Complex64}) {
+    for (const Shape& shape : {Shape{}, Shape{0}, Shape{3, 5}, Shape{2, 1, 4}}) {
+      Tensor g = full(shape, -2.75, dt, kGpu);
+      EXPECT_EQ(g.device(), kGpu);
+      EXPECT_TRUE(g.is_contiguous());
+      EXPECT_TRUE(same_bytes(to_device(g, cpu_device()), full(shape, -2.75, dt))) << dtype_name(dt);
+    }
+  }
+  Tensor x = to_device(from_vector({1.0, 2.0, 3.0}, {3}), kGpu);
+  Tensor z = zeros_like(x);
+  EXPECT_EQ(z.device(), kGpu);
+  EXPECT_TRUE(same_bytes(to_device(z, cpu_device()), zeros({3}, DType::Float64)));
+}
