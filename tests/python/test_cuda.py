@@ -86,7 +86,8 @@ ELEMENTWISE_UNARY = ["neg", "square", "floor", "ceil", "round", "relu", "relu_"]
 
 
 @pytest.mark.parametrize("op", [f"core::{n}" for n in ELEMENTWISE_BINARY] + [f"core::{n}_" for n in ELEMENTWISE_BINARY]
-                         + [f"core::{n}" for n in VIEWS + ELEMENTWISE_UNARY + ["relu_backward", "cast", "clone", "copy_"]])
+                         + [f"core::{n}" for n in VIEWS + ELEMENTWISE_UNARY
+                            + ["relu_backward", "cast", "clone", "copy_", "adam_update_"]])
 def test_elementwise_and_view_ops_have_cuda_kernels_exactly_where_cuda_is_built(op):
     assert ("cuda" in sp.ops.schema(op)["devices"]) == sp.cuda.built(), op
 
@@ -166,3 +167,21 @@ def test_a_python_number_beside_a_gpu_tensor_goes_to_the_gpu():
     for got, want in ((g + 1.0, x + 1.0), (2 * g, 2 * x), (g / 4, x / 4), (1.0 - g, 1.0 - x)):
         assert got.device == "cuda:0"
         np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+
+
+@needs_gpu
+@pytest.mark.parametrize("optimizer", ["Adam", "AdamW"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_adam_steps_gpu_parameters_with_the_cpus_bits(optimizer, dtype):
+    rng = np.random.default_rng(7)
+    w = rng.standard_normal((5, 4)).astype(dtype)
+    grads = [rng.standard_normal((5, 4)).astype(dtype) for _ in range(3)]
+    params = {"cpu": sp.nn.Parameter(sp.tensor(w)), "cuda": sp.nn.Parameter(sp.tensor(w).cuda())}
+    for device, p in params.items():
+        opt = getattr(sp.optim, optimizer)([p], lr=1e-2, weight_decay=0.1)
+        for g in grads:
+            p.grad = sp.tensor(g, device=device)
+            opt.step()
+        assert p.device == ("cuda:0" if device == "cuda" else "cpu")
+        assert opt.state[p]["exp_avg"].device == p.device
+    np.testing.assert_array_equal(params["cuda"].cpu().numpy(), params["cpu"].numpy())
