@@ -13,19 +13,15 @@
 #include <functional>
 #include <vector>
 
+#include "bench_timing.h"
 #include "sampan/blas_info.h"
 #include "../../framework/src/kernels/gemm.h"
 #include "../../framework/src/kernels/sgemm_onednn.h"
 
 using namespace sampan;
+using sampan::bench::seconds;
 
 namespace {
-
-double seconds(const std::function<void()>& f) {
-  auto t0 = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 struct Case {
   const char* what;
