@@ -1,7 +1,8 @@
 """Module.to / .cuda() / .cpu(): parameters and buffers move and convert together, shared
 parameters stay shared, and a failed move (no GPU here) leaves the module exactly as it was. With
 a GPU, a model's state goes to cuda:0 and back with the same bits, and sampan.save writes GPU
-tensors (from a host copy). The GPU half skips, naming the reason, where there is no GPU."""
+tensors (from a host copy); sampan.load(map_location=) puts a checkpoint's tensors on a device, and
+refuses a name that is no device. The GPU half skips, naming the reason, where there is no GPU."""
 import numpy as np
 import pytest
 
@@ -94,3 +95,46 @@ def test_a_model_goes_to_the_gpu_and_back_with_the_same_bits(tmp_path):
         assert loaded[k].device == "cpu" and loaded[k].dtype == dtype
         np.testing.assert_array_equal(loaded[k].numpy(), values)
         np.testing.assert_array_equal(m.state_dict()[k].numpy(), values)
+
+
+def _checkpoint(tmp_path):
+    path = str(tmp_path / "checkpoint.h5")
+    sp.save({"model": model().state_dict(), "history": [sp.tensor([0.5, 0.25]), 3, "adam"],
+             "pair": (sp.ones(2, dtype=sp.float64), None)}, path)
+    return path
+
+
+def test_load_with_map_location_cpu_is_the_plain_load(tmp_path):
+    path = _checkpoint(tmp_path)
+    plain, placed = sp.load(path), sp.load(path, map_location="cpu")
+    assert list(placed["model"]) == list(plain["model"])  # key order kept
+    for k, v in plain["model"].items():
+        assert placed["model"][k].device == "cpu"
+        np.testing.assert_array_equal(placed["model"][k].numpy(), v.numpy())
+    assert placed["history"][1:] == [3, "adam"] and isinstance(placed["pair"], tuple) and placed["pair"][1] is None
+
+
+def test_load_refuses_a_map_location_that_is_no_device(tmp_path):
+    path = _checkpoint(tmp_path)
+    with pytest.raises(ValueError, match=r"sp.load\(map_location=...\): device must be"):
+        sp.load(path, map_location="gpu")
+
+
+@pytest.mark.skipif(sp.cuda.is_available(), reason="a GPU is present; the no-GPU error is not reachable")
+def test_load_onto_a_missing_gpu_names_the_reason(tmp_path):
+    path = _checkpoint(tmp_path)
+    with pytest.raises((RuntimeError, NotImplementedError), match="cuda:0"):
+        sp.load(path, map_location="cuda")
+
+
+@needs_gpu
+def test_load_with_map_location_cuda_puts_every_tensor_on_the_gpu(tmp_path):
+    path = _checkpoint(tmp_path)
+    plain, placed = sp.load(path), sp.load(path, map_location="cuda")
+    for k, v in plain["model"].items():
+        assert placed["model"][k].device == "cuda:0" and placed["model"][k].dtype == v.dtype
+        np.testing.assert_array_equal(placed["model"][k].cpu().numpy(), v.numpy())
+    assert placed["history"][0].device == "cuda:0" and placed["pair"][0].device == "cuda:0"
+    m = model().cuda()
+    m.load_state_dict(placed["model"])
+    assert {v.device for v in m.state_dict().values()} == {"cuda:0"}

@@ -1,6 +1,6 @@
 """Checkpoints (``sp.save``, ``sp.load``) and data loading (``Dataset``, ``DataLoader``, samplers).
 
-Checkpoints: ``sp.save(obj, path)`` and ``sp.load(path)``. ``obj`` is a Tensor, a Python scalar
+Checkpoints: ``sp.save(obj, path)`` and ``sp.load(path, map_location=None)``. ``obj`` is a Tensor, a Python scalar
 (int, float, bool, str, None) or a list, tuple or dict (str keys) of these, nested: a model's
 ``state_dict()``, an optimizer's, and training metadata in one file. The file is HDF5 (readable
 with h5py; the layout is described in framework/include/sampan/io.h) and is written atomically: a
@@ -21,7 +21,7 @@ share::
         for xb, yb in loader:
             ...
 """
-from .._C import load, save
+from .checkpoint import load, save
 from .collate import CollateError, default_collate
 from .dataloader import DataLoader
 from .dataset import Dataset, TensorDataset
