@@ -12,6 +12,7 @@ from . import _C
 from ._ops import function as op_function
 from ._C import Generator
 from ._creation import place as _place
+from ._device import device_argument as _device_argument
 
 default_generator = _C.default_generator()
 
@@ -56,6 +57,7 @@ def _finish(t, requires_grad, device=None, who="rand"):
 
 def rand(*size, dtype=None, generator=None, requires_grad=False, device=None):
     """Uniform samples in [0, 1): ``rand(2, 3)`` or ``rand((2, 3))``; float32 unless ``dtype``."""
+    device = _device_argument(device, "rand")  # before the draw: a refused call takes none
     seed, offset = draw(generator)
     t = _op("rand")(_shape(size), _C.dtype(dtype or _C.float32).name, seed, offset)
     return _finish(t, requires_grad, device, "rand")
@@ -63,6 +65,7 @@ def rand(*size, dtype=None, generator=None, requires_grad=False, device=None):
 
 def randn(*size, dtype=None, generator=None, requires_grad=False, device=None):
     """Standard normal samples: ``randn(2, 3)``; float32 unless ``dtype``."""
+    device = _device_argument(device, "randn")
     seed, offset = draw(generator)
     t = _op("randn")(_shape(size), _C.dtype(dtype or _C.float32).name, seed, offset)
     return _finish(t, requires_grad, device, "randn")
@@ -72,6 +75,7 @@ def randint(low, high=None, size=(), dtype=None, generator=None, device=None):
     """Integers uniform in [low, high); ``randint(10, size=(3,))`` draws from [0, 10)."""
     if high is None:
         low, high = 0, low
+    device = _device_argument(device, "randint")
     seed, offset = draw(generator)
     size = [size] if isinstance(size, numbers.Integral) else list(size)
     return _place(_op("randint")(int(low), int(high), size, _C.dtype(dtype or _C.int64).name, seed, offset), device,
@@ -80,6 +84,7 @@ def randint(low, high=None, size=(), dtype=None, generator=None, device=None):
 
 def randperm(n, dtype=None, generator=None, device=None):
     """A random permutation of 0 .. n-1 (int64 unless ``dtype``)."""
+    device = _device_argument(device, "randperm")
     seed, offset = draw(generator)
     return _place(_op("randperm")(int(n), _C.dtype(dtype or _C.int64).name, seed, offset), device, "randperm")
 

@@ -69,6 +69,16 @@ def test_a_name_that_is_no_device_is_a_value_error(call):
         call()
 
 
+@pytest.mark.parametrize("name", sorted(RANDOM))
+def test_a_refused_device_takes_no_draw_from_the_generator(name):
+    sp.manual_seed(3)
+    with pytest.raises(ValueError):
+        RANDOM[name](device="npu")
+    after_refusal = RANDOM[name]()
+    sp.manual_seed(3)
+    np.testing.assert_array_equal(after_refusal.numpy(), RANDOM[name]().numpy())
+
+
 @pytest.mark.skipif(sp.cuda.is_available(), reason="a GPU is present; the no-GPU errors are not reachable")
 @pytest.mark.parametrize("name", ["zeros", "full", "tensor", "arange"])
 def test_without_a_gpu_device_cuda_names_the_reason(name):
