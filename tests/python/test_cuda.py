@@ -82,12 +82,18 @@ ELEMENTWISE_BINARY = ["add", "sub", "mul", "div"]
 VIEWS = ["reshape", "broadcast_to", "permute", "slice", "select", "squeeze", "unsqueeze", "diagonal"]
 
 
-ELEMENTWISE_UNARY = ["neg", "square", "floor", "ceil", "round", "relu", "relu_"]
+ELEMENTWISE_UNARY = ["neg", "square", "floor", "ceil", "round", "relu", "relu_", "conj", "sqrt", "rsqrt",
+                     "reciprocal", "sqrt_"]
+# Their CUDA results are the CPU's to rounding (CUDA's math library, cuBLAS), not its bits.
+ROUNDING_UNARY = ["exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "erf", "sigmoid", "gelu", "silu"]
 
 
 @pytest.mark.parametrize("op", [f"core::{n}" for n in ELEMENTWISE_BINARY] + [f"core::{n}_" for n in ELEMENTWISE_BINARY]
-                         + [f"core::{n}" for n in VIEWS + ELEMENTWISE_UNARY
-                            + ["relu_backward", "cast", "clone", "copy_", "adam_update_"]])
+                         + [f"core::{n}" for n in VIEWS + ELEMENTWISE_UNARY + ROUNDING_UNARY
+                            + ["relu_backward", "cast", "clone", "copy_", "adam_update_", "sum", "mean", "matmul",
+                               "exp_", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
+                               "logical_xor", "logical_not", "isnan", "where", "clamp", "clamp_", "softplus",
+                               "select_scatter", "slice_scatter", "diagonal_scatter"]])
 def test_elementwise_and_view_ops_have_cuda_kernels_exactly_where_cuda_is_built(op):
     assert ("cuda" in sp.ops.schema(op)["devices"]) == sp.cuda.built(), op
 
@@ -146,6 +152,105 @@ def test_elementwise_unary_on_the_gpu_gives_the_cpus_bits_on_strided_input(name)
     for make in (lambda t: t, lambda t: t.transpose(0, 1), lambda t: t[1:4, ::2]):
         want = op(make(sp.tensor(x)))
         np.testing.assert_array_equal(op(make(sp.tensor(x).cuda())).cpu().numpy(), want.numpy())
+
+
+@needs_gpu
+@pytest.mark.parametrize("name", ["sqrt", "rsqrt", "reciprocal"])
+def test_correctly_rounded_unary_ops_on_the_gpu_give_the_cpus_bits(name):
+    x = np.linspace(0.1, 7.0, 30).reshape(5, 6)
+    op = getattr(sp, name)
+    for dtype in ("float32", "float64"):
+        t = sp.tensor(x.astype(dtype))
+        np.testing.assert_array_equal(op(t.cuda().transpose(0, 1)).cpu().numpy(), op(t.transpose(0, 1)).numpy())
+
+
+@needs_gpu
+@pytest.mark.parametrize("name", ROUNDING_UNARY)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_math_library_unary_ops_on_the_gpu_give_the_cpus_values_to_rounding(name, dtype):
+    x = np.linspace(0.05, 1.4, 40).reshape(5, 8).astype(dtype)
+    op = getattr(sp, name)
+    want = op(sp.tensor(x)[1:, ::3]).numpy()
+    got = op(sp.tensor(x).cuda()[1:, ::3])
+    assert got.device == "cuda:0"
+    np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-6 if dtype == "float32" else 1e-15, atol=0)
+
+
+@needs_gpu
+def test_sum_and_mean_on_the_gpu_give_the_cpus_bits_along_any_axes():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 6, 5)) * np.exp(rng.uniform(-8, 8, (4, 6, 5)))
+    for axes in ([], [0], [2], [0, 1], [1, 2]):
+        for fn in (sp.sum, sp.mean):
+            want = fn(sp.tensor(x).permute(2, 0, 1), axes).numpy()
+            np.testing.assert_array_equal(fn(sp.tensor(x).cuda().permute(2, 0, 1), axes).cpu().numpy(), want)
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_matmul_on_the_gpu_gives_the_cpus_values_to_rounding(dtype):
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal((2, 33, 17)) + (1j * rng.standard_normal((2, 33, 17)) if "complex" in dtype else 0))
+    b = (rng.standard_normal((17, 21)) + (1j * rng.standard_normal((17, 21)) if "complex" in dtype else 0))
+    a, b = a.astype(dtype), b.astype(dtype)
+    rtol = 1e-5 if dtype in ("float32", "complex64") else 1e-12
+    for left, right in ((a, b), (a[1], b[:, 3]), (a.transpose(0, 2, 1)[:, :, :10], a[0, :, :5])):
+        got = sp.matmul(sp.tensor(np.ascontiguousarray(left)).cuda(), sp.tensor(np.ascontiguousarray(right)).cuda())
+        assert got.device == "cuda:0"
+        np.testing.assert_allclose(got.cpu().numpy(), left @ right, rtol=rtol, atol=rtol)
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_perceptron_trains_on_the_gpu_with_the_cpus_losses(dtype):
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((128, 8)).astype(dtype)
+    y = np.sin(x.sum(axis=1, keepdims=True)).astype(dtype)
+    losses = {}
+    for device in ("cpu", "cuda"):
+        sp.manual_seed(0)
+        model = sp.nn.Sequential(sp.nn.Linear(8, 32), sp.nn.ReLU(), sp.nn.Linear(32, 1)).to(device, getattr(sp, dtype))
+        opt = sp.optim.Adam(model.parameters(), lr=1e-2)
+        xs, ys = sp.tensor(x, device=device), sp.tensor(y, device=device)
+        losses[device] = []
+        for _ in range(20):
+            opt.zero_grad()
+            loss = sp.nn.functional.mse_loss(model(xs), ys)
+            loss.backward()
+            opt.step()
+            losses[device].append(float(loss.cpu().numpy()))
+        assert all(p.device == ("cuda:0" if device == "cuda" else "cpu") for p in model.parameters())
+    assert losses["cuda"][-1] < 0.5 * losses["cuda"][0]  # it learns
+    np.testing.assert_allclose(losses["cuda"], losses["cpu"], rtol=1e-4 if dtype == "float32" else 1e-10)
+
+
+@needs_gpu
+def test_comparisons_where_clamp_and_scatters_on_the_gpu_give_the_cpus_bits():
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((4, 6))
+    x[0, 0] = np.nan
+    y = rng.standard_normal(6)
+    cx, cy, gx, gy = sp.tensor(x), sp.tensor(y), sp.tensor(x).cuda(), sp.tensor(y).cuda()
+    for name in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"):
+        got = getattr(sp, name)(gx.transpose(0, 1)[::2], gy[::2, None])
+        np.testing.assert_array_equal(got.cpu().numpy(), getattr(sp, name)(cx.transpose(0, 1)[::2], cy[::2, None]).numpy())
+    np.testing.assert_array_equal(sp.logical_not(gx).cpu().numpy(), sp.logical_not(cx).numpy())
+    np.testing.assert_array_equal(sp.isnan(gx).cpu().numpy(), sp.isnan(cx).numpy())
+    np.testing.assert_array_equal(sp.where(sp.gt(gx, gy), gx, gy).cpu().numpy(), sp.where(sp.gt(cx, cy), cx, cy).numpy())
+    np.testing.assert_array_equal(sp.clamp(gx, -0.5, 0.5).cpu().numpy(), sp.clamp(cx, -0.5, 0.5).numpy())
+    np.testing.assert_array_equal(sp.select_scatter(gx, gy, 0, 2).cpu().numpy(), sp.select_scatter(cx, cy, 0, 2).numpy())
+    np.testing.assert_allclose(sp.softplus(gx).cpu().numpy(), sp.softplus(cx).numpy(), rtol=1e-15)
+
+
+@needs_gpu
+def test_dropout_on_the_gpu_draws_the_cpus_mask():
+    x = np.ones((8, 16), dtype=np.float32)
+    sp.manual_seed(4)
+    want = sp.nn.functional.dropout(sp.tensor(x), 0.5).numpy()
+    sp.manual_seed(4)
+    got = sp.nn.functional.dropout(sp.tensor(x).cuda(), 0.5)
+    assert got.device == "cuda:0"
+    np.testing.assert_array_equal(got.cpu().numpy(), want)
 
 
 @needs_gpu

@@ -158,6 +158,7 @@ class OpSchema {
   std::vector<DType> dtypes;          // dtypes the op supports; check_op sweeps them
   bool transfers_device = false;      // outputs go to the device the shape function names
   bool cuda_deterministic = true;     // false: the CUDA kernel sums with atomics (bits vary run to run)
+  bool cuda_bitwise = true;           // false: the CUDA kernel gives the CPU's values to rounding, not its bits
   AmpCast amp = AmpCast::Keep;        // what autocast does to its floating arguments (sampan/amp.h)
   // What the tape keeps for the vjp (.saves_for_vjp), per argument and per output: true keeps the
   // tensor's data, false only its shape, dtype and device. Empty: everything is kept (the default).
@@ -421,7 +422,15 @@ class OpBuilder {
   OpBuilder& transfers_device() { schema_.transfers_device = true; return *this; }
   /// The CUDA kernel adds with atomics: the CPU's values to rounding, not the same bits run to
   /// run (check_op then compares CPU and CUDA within tolerance and skips CUDA determinism).
-  OpBuilder& cuda_nondeterministic() { schema_.cuda_deterministic = false; return *this; }
+  OpBuilder& cuda_nondeterministic() {
+    schema_.cuda_deterministic = false;
+    schema_.cuda_bitwise = false;
+    return *this;
+  }
+  /// The CUDA kernel is deterministic but rounds differently from the CPU's: CUDA's math library
+  /// (exp, log, tanh ...: not glibc's last bit) or cuBLAS's order of a product's sums. check_op
+  /// then compares CPU and CUDA within tolerance (1e-5 relative in float32, 1e-12 in float64).
+  OpBuilder& cuda_rounds_differently() { schema_.cuda_bitwise = false; return *this; }
   /// Autocast's policy for the op: .amp(AmpCast::LowPrecision) for GEMM-like ops,
   /// .amp(AmpCast::Float32) for ops that need float32's range or accumulation.
   OpBuilder& amp(AmpCast policy) { schema_.amp = policy; return *this; }

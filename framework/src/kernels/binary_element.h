@@ -1,8 +1,10 @@
-// Per-element bodies of core::add, sub, mul and div (and their in-place forms), shared by the CPU
+// Per-element bodies of core::add, sub, mul and div (and their in-place forms), the comparisons
+// and the logical ops, shared by the CPU
 // loop (ops/binary.cpp) and the CUDA kernel (elementwise_kernels.cu), so the CPU tests run the
 // arithmetic a GPU runs. T is any of the ops' element types (complex ones on the CPU only).
 #pragma once
 
+#include "complex_element.h"
 #include "sampan/host_device.h"
 
 namespace sampan::kernels {
@@ -18,6 +20,40 @@ struct MulElement {
 };
 struct DivElement {
   template <class T> SAMPAN_HOST_DEVICE T operator()(T a, T b) const { return a / b; }
+};
+
+// Comparisons (core::eq ... ge), bool results; == and != of complex elements compare both parts,
+// as std::complex's. The orderings are for real elements only.
+struct EqElement {
+  template <class T> SAMPAN_HOST_DEVICE bool operator()(T a, T b) const { return a == b; }
+  template <class T> SAMPAN_HOST_DEVICE bool operator()(ComplexElement<T> a, ComplexElement<T> b) const {
+    return a.re == b.re && a.im == b.im;
+  }
+};
+struct NeElement {
+  template <class T> SAMPAN_HOST_DEVICE bool operator()(T a, T b) const { return !EqElement{}(a, b); }
+};
+struct LtElement {
+  template <class T> SAMPAN_HOST_DEVICE bool operator()(T a, T b) const { return a < b; }
+};
+struct LeElement {
+  template <class T> SAMPAN_HOST_DEVICE bool operator()(T a, T b) const { return a <= b; }
+};
+struct GtElement {
+  template <class T> SAMPAN_HOST_DEVICE bool operator()(T a, T b) const { return a > b; }
+};
+struct GeElement {
+  template <class T> SAMPAN_HOST_DEVICE bool operator()(T a, T b) const { return a >= b; }
+};
+// The logical ops over truth values (bool elements).
+struct LogicalAndElement {
+  SAMPAN_HOST_DEVICE bool operator()(bool a, bool b) const { return a && b; }
+};
+struct LogicalOrElement {
+  SAMPAN_HOST_DEVICE bool operator()(bool a, bool b) const { return a || b; }
+};
+struct LogicalXorElement {
+  SAMPAN_HOST_DEVICE bool operator()(bool a, bool b) const { return a != b; }
 };
 
 }  // namespace sampan::kernels

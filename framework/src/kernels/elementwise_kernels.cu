@@ -1,5 +1,6 @@
 // CUDA twins of the elementwise ops (core::add, sub, mul, div and their in-place forms; neg,
-// square, floor, ceil, round, relu, relu_, relu_backward): one grid-stride kernel per arity over
+// square, floor, ceil, round, conj, relu, relu_, relu_backward; exp, log, sqrt, tanh, sigmoid ...
+// of math_element.h): one grid-stride kernel per arity over
 // any strides and broadcasting, each thread running unary_at / binary_at (strided_index.h) with
 // the per-element body the CPU loop runs (binary_element.h, unary_element.h). A dense layout
 // skips the index arithmetic, so contiguous operands read and write coalesced.
@@ -7,6 +8,7 @@
 #include "complex_element.h"
 #include "convert_element.h"
 #include "elementwise_kernels_cuda.h"
+#include "math_element.h"
 #include "unary_element.h"
 #include "sampan/cuda_launch.cuh"
 
@@ -19,8 +21,18 @@ __global__ void binary_kernel(StridedLayout<3> layout, int64_t n, T* out, const 
   SAMPAN_GRID_STRIDE_LOOP(k, n) { binary_at(layout, k, out, x, y, F{}); }
 }
 
-template <class F, class T> __global__ void unary_kernel(StridedLayout<2> layout, int64_t n, T* out, const T* x) {
-  SAMPAN_GRID_STRIDE_LOOP(k, n) { unary_at(layout, k, out, x, F{}); }
+template <class F, class T> __global__ void unary_kernel(StridedLayout<2> layout, int64_t n, T* out, const T* x, F f) {
+  SAMPAN_GRID_STRIDE_LOOP(k, n) { unary_at(layout, k, out, x, f); }
+}
+
+template <class F, class T>
+__global__ void compare_kernel(StridedLayout<3> layout, int64_t n, bool* out, const T* x, const T* y) {
+  SAMPAN_GRID_STRIDE_LOOP(k, n) { binary_at(layout, k, out, x, y, F{}); }
+}
+
+template <class T>
+__global__ void where_kernel(StridedLayout<4> layout, int64_t n, T* out, const bool* cond, const T* x, const T* y) {
+  SAMPAN_GRID_STRIDE_LOOP(k, n) { where_at(layout, k, out, cond, x, y); }
 }
 
 template <class In, class Out>
@@ -52,11 +64,57 @@ SAMPAN_INSTANTIATE_CONVERT_FROM(ComplexElement<double>)
 #undef SAMPAN_INSTANTIATE_CONVERT
 #undef SAMPAN_INSTANTIATE_CONVERT_FROM
 
-template <class F, class T> void unary_cuda(const StridedLayout<2>& layout, int64_t n, T* out, const T* x) {
+template <class F, class T> void unary_cuda(const StridedLayout<2>& layout, int64_t n, T* out, const T* x, F f) {
   if (n == 0) return;
-  unary_kernel<F, T><<<cuda::blocks_for(n), cuda::kThreads>>>(layout, n, out, x);
+  unary_kernel<F, T><<<cuda::blocks_for(n), cuda::kThreads>>>(layout, n, out, x, f);
   cuda::check(cudaGetLastError(), "unary_cuda (launch)");
 }
+
+template <class F, class T>
+void compare_cuda(const StridedLayout<3>& layout, int64_t n, bool* out, const T* x, const T* y) {
+  if (n == 0) return;
+  compare_kernel<F, T><<<cuda::blocks_for(n), cuda::kThreads>>>(layout, n, out, x, y);
+  cuda::check(cudaGetLastError(), "compare_cuda (launch)");
+}
+
+template <class T>
+void where_cuda(const StridedLayout<4>& layout, int64_t n, T* out, const bool* cond, const T* x, const T* y) {
+  if (n == 0) return;
+  where_kernel<T><<<cuda::blocks_for(n), cuda::kThreads>>>(layout, n, out, cond, x, y);
+  cuda::check(cudaGetLastError(), "where_cuda (launch)");
+}
+
+#define SAMPAN_INSTANTIATE_COMPARE(F, T) \
+  template void compare_cuda<F, T>(const StridedLayout<3>&, int64_t, bool*, const T*, const T*);
+#define SAMPAN_INSTANTIATE_ORDERING(F)                                                                  \
+  SAMPAN_INSTANTIATE_COMPARE(F, bool) SAMPAN_INSTANTIATE_COMPARE(F, int32_t) SAMPAN_INSTANTIATE_COMPARE(F, int64_t) \
+  SAMPAN_INSTANTIATE_COMPARE(F, float) SAMPAN_INSTANTIATE_COMPARE(F, double)
+#define SAMPAN_INSTANTIATE_EQUALITY(F) \
+  SAMPAN_INSTANTIATE_ORDERING(F)       \
+  SAMPAN_INSTANTIATE_COMPARE(F, ComplexElement<float>) SAMPAN_INSTANTIATE_COMPARE(F, ComplexElement<double>)
+SAMPAN_INSTANTIATE_EQUALITY(EqElement)
+SAMPAN_INSTANTIATE_EQUALITY(NeElement)
+SAMPAN_INSTANTIATE_ORDERING(LtElement)
+SAMPAN_INSTANTIATE_ORDERING(LeElement)
+SAMPAN_INSTANTIATE_ORDERING(GtElement)
+SAMPAN_INSTANTIATE_ORDERING(GeElement)
+SAMPAN_INSTANTIATE_COMPARE(LogicalAndElement, bool)
+SAMPAN_INSTANTIATE_COMPARE(LogicalOrElement, bool)
+SAMPAN_INSTANTIATE_COMPARE(LogicalXorElement, bool)
+#undef SAMPAN_INSTANTIATE_COMPARE
+#undef SAMPAN_INSTANTIATE_ORDERING
+#undef SAMPAN_INSTANTIATE_EQUALITY
+
+#define SAMPAN_INSTANTIATE_WHERE(T) \
+  template void where_cuda<T>(const StridedLayout<4>&, int64_t, T*, const bool*, const T*, const T*);
+SAMPAN_INSTANTIATE_WHERE(bool)
+SAMPAN_INSTANTIATE_WHERE(int32_t)
+SAMPAN_INSTANTIATE_WHERE(int64_t)
+SAMPAN_INSTANTIATE_WHERE(float)
+SAMPAN_INSTANTIATE_WHERE(double)
+SAMPAN_INSTANTIATE_WHERE(ComplexElement<float>)
+SAMPAN_INSTANTIATE_WHERE(ComplexElement<double>)
+#undef SAMPAN_INSTANTIATE_WHERE
 
 template <class F, class T>
 void binary_cuda(const StridedLayout<3>& layout, int64_t n, T* out, const T* x, const T* y) {
@@ -75,12 +133,13 @@ void binary_cuda(const StridedLayout<3>& layout, int64_t n, T* out, const T* x, 
                                                        const ComplexElement<float>*, const ComplexElement<float>*); \
   template void binary_cuda<F, ComplexElement<double>>(const StridedLayout<3>&, int64_t, ComplexElement<double>*, \
                                                         const ComplexElement<double>*, const ComplexElement<double>*);
-#define SAMPAN_INSTANTIATE_UNARY(F, T) template void unary_cuda<F, T>(const StridedLayout<2>&, int64_t, T*, const T*);
+#define SAMPAN_INSTANTIATE_UNARY(F, T) template void unary_cuda<F, T>(const StridedLayout<2>&, int64_t, T*, const T*, F);
 #define SAMPAN_INSTANTIATE_UNARY_REAL(F) \
   SAMPAN_INSTANTIATE_UNARY(F, float) SAMPAN_INSTANTIATE_UNARY(F, double) SAMPAN_INSTANTIATE_UNARY(F, int32_t) \
   SAMPAN_INSTANTIATE_UNARY(F, int64_t)
 #define SAMPAN_INSTANTIATE_UNARY_COMPLEX(F) \
   SAMPAN_INSTANTIATE_UNARY(F, ComplexElement<float>) SAMPAN_INSTANTIATE_UNARY(F, ComplexElement<double>)
+#define SAMPAN_INSTANTIATE_UNARY_FLOATING(F) SAMPAN_INSTANTIATE_UNARY(F, float) SAMPAN_INSTANTIATE_UNARY(F, double)
 SAMPAN_INSTANTIATE_UNARY_REAL(NegElement)
 SAMPAN_INSTANTIATE_UNARY_REAL(SquareElement)
 SAMPAN_INSTANTIATE_UNARY_REAL(FloorElement)
@@ -89,9 +148,33 @@ SAMPAN_INSTANTIATE_UNARY_REAL(RoundElement)
 SAMPAN_INSTANTIATE_UNARY_REAL(ReluElement)
 SAMPAN_INSTANTIATE_UNARY_COMPLEX(NegElement)
 SAMPAN_INSTANTIATE_UNARY_COMPLEX(SquareElement)
+SAMPAN_INSTANTIATE_UNARY_REAL(ConjElement)
+SAMPAN_INSTANTIATE_UNARY_COMPLEX(ConjElement)
+SAMPAN_INSTANTIATE_UNARY_FLOATING(ExpElement)
+SAMPAN_INSTANTIATE_UNARY_FLOATING(LogElement)
+SAMPAN_INSTANTIATE_UNARY_FLOATING(Log1pElement)
+SAMPAN_INSTANTIATE_UNARY_FLOATING(Expm1Element)
+SAMPAN_INSTANTIATE_UNARY_FLOATING(SqrtElement)
+SAMPAN_INSTANTIATE_UNARY_FLOATING(RsqrtElement)
+SAMPAN_INSTANTIATE_UNARY_FLOATING(SinElement)
+SAMPAN_INSTANTIATE_UNARY_FLOATING(CosElement)
+SAMPAN_INSTANTIATE_UNARY_FLOATING(TanElement)
+SAMPAN_INSTANTIATE_UNARY_FLOATING(TanhElement)
+SAMPAN_INSTANTIATE_UNARY_FLOATING(ErfElement)
+SAMPAN_INSTANTIATE_UNARY_FLOATING(ReciprocalElement)
+SAMPAN_INSTANTIATE_UNARY_FLOATING(SigmoidElement)
+SAMPAN_INSTANTIATE_UNARY_FLOATING(GeluElement)
+SAMPAN_INSTANTIATE_UNARY_FLOATING(SiluElement)
+SAMPAN_INSTANTIATE_UNARY(ClampElement<float>, float)
+SAMPAN_INSTANTIATE_UNARY(ClampElement<double>, double)
+SAMPAN_INSTANTIATE_UNARY(ClampElement<int32_t>, int32_t)
+SAMPAN_INSTANTIATE_UNARY(ClampElement<int64_t>, int64_t)
+SAMPAN_INSTANTIATE_UNARY(SoftplusElement<float>, float)
+SAMPAN_INSTANTIATE_UNARY(SoftplusElement<double>, double)
 #undef SAMPAN_INSTANTIATE_UNARY
 #undef SAMPAN_INSTANTIATE_UNARY_REAL
 #undef SAMPAN_INSTANTIATE_UNARY_COMPLEX
+#undef SAMPAN_INSTANTIATE_UNARY_FLOATING
 SAMPAN_INSTANTIATE_BINARY(ReluBackwardElement)
 SAMPAN_INSTANTIATE_BINARY(AddElement)
 SAMPAN_INSTANTIATE_BINARY(SubElement)

@@ -18,9 +18,21 @@ namespace sampan::kernels {
 template <class F, class T>
 void binary_cuda(const StridedLayout<3>& layout, int64_t n, T* out, const T* x, const T* y);
 
-/// out = F{}(x) elementwise (F: the functions of unary_element.h; T: float, double, int32_t,
-/// int64_t, and for NegElement and SquareElement the complex types). out may be x (in place).
-template <class F, class T> void unary_cuda(const StridedLayout<2>& layout, int64_t n, T* out, const T* x);
+/// out = f(x) elementwise (F: the functions of unary_element.h; T: float, double, int32_t,
+/// int64_t, and for NegElement, SquareElement and ConjElement the complex types; those of
+/// math_element.h for float and double, ClampElement<T> and SoftplusElement<T> with their
+/// bounds). out may be x (in place).
+template <class F, class T> void unary_cuda(const StridedLayout<2>& layout, int64_t n, T* out, const T* x, F f = F{});
+
+/// out = F{}(x, y) as bool elementwise (F: EqElement ... GeElement, LogicalAndElement ... of
+/// binary_element.h; T: bool, int32_t, int64_t, float, double, and for Eq and Ne the complex
+/// types; the logical ones over bool only).
+template <class F, class T>
+void compare_cuda(const StridedLayout<3>& layout, int64_t n, bool* out, const T* x, const T* y);
+
+/// out = cond ? x : y elementwise (core::where; T: bool, int32_t, int64_t, float, double, complex).
+template <class T>
+void where_cuda(const StridedLayout<4>& layout, int64_t n, T* out, const bool* cond, const T* x, const T* y);
 
 /// out = x converted (convert_element.h), x broadcast to out's layout; In and Out any of bool,
 /// int32_t, int64_t, float, double, ComplexElement<float>, ComplexElement<double>. out must not

@@ -45,13 +45,23 @@ SAMPAN_HOST_DEVICE inline void unary_at(const StridedLayout<2>& layout, int64_t 
   out[off[0]] = f(x[off[1]]);
 }
 
-/// out = f(x, y) at element k: one thread's work in the CUDA binary kernel.
-template <class F, class T>
-SAMPAN_HOST_DEVICE inline void binary_at(const StridedLayout<3>& layout, int64_t k, T* out, const T* x, const T* y,
+/// out = f(x, y) at element k: one thread's work in the CUDA binary kernel (Out: T, or bool for
+/// the comparisons).
+template <class F, class T, class Out>
+SAMPAN_HOST_DEVICE inline void binary_at(const StridedLayout<3>& layout, int64_t k, Out* out, const T* x, const T* y,
                                          F f) {
   int64_t off[3];
   strided_offsets(layout, k, off);
   out[off[0]] = f(x[off[1]], y[off[2]]);
+}
+
+/// out = cond ? x : y at element k: one thread's work in core::where's CUDA kernel.
+template <class T>
+SAMPAN_HOST_DEVICE inline void where_at(const StridedLayout<4>& layout, int64_t k, T* out, const bool* cond, const T* x,
+                                        const T* y) {
+  int64_t off[4];
+  strided_offsets(layout, k, off);
+  out[off[0]] = cond[off[1]] ? x[off[2]] : y[off[3]];
 }
 
 }  // namespace sampan::kernels

@@ -1,5 +1,5 @@
 // Per-element bodies of the unary ops that have CUDA twins (core::neg, square, floor, ceil, round,
-// relu and relu's gradient), shared by the CPU loops (ops/unary.cpp, ops/activation.cpp) and the
+// conj, relu and relu's gradient), shared by the CPU loops (ops/unary.cpp, ops/activation.cpp) and the
 // CUDA kernels (elementwise_kernels.cu), so the CPU tests run the arithmetic a GPU runs. Each is
 // exact (no rounding a GPU library would do differently), so the twins give the CPU's bits.
 #pragma once
@@ -7,6 +7,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "complex_element.h"
 #include "sampan/host_device.h"
 
 namespace sampan::kernels {
@@ -44,6 +45,20 @@ struct RoundElement {
 // `v < 0 ? 0 : v` rather than `v > 0 ? v : 0` so that NaN propagates, as in PyTorch.
 struct ReluElement {
   template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return v < T(0) ? T(0) : v; }
+};
+// The complex conjugate; the identity on real elements.
+struct ConjElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return v; }
+  template <class T> SAMPAN_HOST_DEVICE ComplexElement<T> operator()(ComplexElement<T> v) const { return {v.re, -v.im}; }
+};
+// min(max(v, lo), hi) as PyTorch's clamp: hi wins when lo > hi; NaN v stays NaN. (A NaN bound
+// is no bound: the op layer passes -inf / +inf, or the integer type's limits, instead.)
+template <class T> struct ClampElement {
+  T lo, hi;
+  SAMPAN_HOST_DEVICE T operator()(T v) const {
+    T r = v < lo ? lo : v;
+    return r > hi ? hi : r;
+  }
 };
 // relu's gradient: grad where x > 0, else 0 (NaN in x passes no gradient).
 struct ReluBackwardElement {

@@ -7,6 +7,7 @@
 
 #include "unary_support.h"
 #include "elementwise_cuda.h"
+#include "../kernels/math_element.h"
 #include "../kernels/unary_element.h"
 #include "sample_support.h"
 
@@ -16,16 +17,13 @@ namespace sampan {
 
 namespace {
 
-constexpr double kSqrtHalf = 0.70710678118654752440;     // 1 / sqrt(2)
+using kernels::kSqrtHalf;  // 1 / sqrt(2)
 constexpr double kInvSqrtTwoPi = 0.39894228040143267794;  // 1 / sqrt(2 pi), the normal density at 0
 
-struct Sigmoid { template <class T> T operator()(T v) const { return T(1) / (T(1) + std::exp(-v)); } };
+using Sigmoid = kernels::SigmoidElement;  // kernels/math_element.h, shared with the CUDA twins
 using Relu = kernels::ReluElement;  // NaN propagates; shared with the CUDA twin (kernels/unary_element.h)
-// The exact GELU, x * Phi(x) with Phi the standard normal CDF (Hendrycks & Gimpel 2016, eq. 1).
-struct Gelu {
-  template <class T> T operator()(T v) const { return T(0.5) * v * (T(1) + std::erf(v * T(kSqrtHalf))); }
-};
-struct Silu { template <class T> T operator()(T v) const { return v / (T(1) + std::exp(-v)); } };
+using Gelu = kernels::GeluElement;  // the exact GELU x * Phi(x)
+using Silu = kernels::SiluElement;
 
 using ReluBackward = kernels::ReluBackwardElement;  // grad where x > 0, else 0 (NaN in x passes none)
 
@@ -82,14 +80,23 @@ void clamp_kernel(const char* name, const Tensor& x, double min, double max, Ten
   Tensor xc = x.dtype() == out.dtype() ? x : cast(x, out.dtype());
   visit_real(out.dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T lo = clamp_bound<T>(min, true), hi = clamp_bound<T>(max, false);
     // min(max(x, lo), hi) as PyTorch: hi wins when lo > hi; NaN x stays NaN.
-    detail::unary_loop<T, T>(xc, out, [lo, hi](T v) {
-      T r = v < lo ? lo : v;
-      return r > hi ? hi : r;
-    });
+    detail::unary_loop<T, T>(xc, out, kernels::ClampElement<T>{clamp_bound<T>(min, true), clamp_bound<T>(max, false)});
   });
 }
+
+#if defined(SAMPAN_CUDA_KERNELS)
+void clamp_on_cuda(const char* name, const Tensor& x, double min, double max, Tensor& out) {
+  detail::unary_with_on_cuda<false>(name, x, out, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return kernels::ClampElement<T>{clamp_bound<T>(min, true), clamp_bound<T>(max, false)};
+  });
+}
+#define SAMPAN_CLAMP_CUDA(NAME) \
+  .cuda([](const Tensor& x, double min, double max, Tensor& out) { clamp_on_cuda(NAME, x, min, max, out); })
+#else
+#define SAMPAN_CLAMP_CUDA(NAME)
+#endif
 
 // The gradient passes where lo <= x <= hi (both inclusive, as PyTorch's clamp_backward).
 Grads clamp_vjp(const VjpContext& c) {
@@ -119,6 +126,7 @@ SAMPAN_UNARY_OP(sigmoid, "The logistic function 1 / (1 + exp(-x)).", detail::flo
                   Tensor s = c.output(0);  // d sigmoid = s (1 - s)
                   return {detail::mul_taking_grad(c.take_grad_output(0), conj(mul(s, 1.0 - s)))};
                 })
+    SAMPAN_UNARY_CUDA_ROUNDING("core::sigmoid", Sigmoid)
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; })
     .saves_for_vjp({"out"});
 SAMPAN_UNARY_OP(relu, "max(x, 0) (NaN propagates; keeps integer dtypes).", detail::real_numeric_unary_spec,
@@ -139,6 +147,7 @@ SAMPAN_UNARY_OP(gelu, "The exact GELU x * Phi(x) = x/2 (1 + erf(x / sqrt 2)).", 
                   Tensor pdf = exp(x * x * -0.5) * kInvSqrtTwoPi;
                   return {mul(c.grad_output(0), cdf + x * pdf)};
                 })
+    SAMPAN_UNARY_CUDA_ROUNDING("core::gelu", Gelu)
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; })
     .saves_for_vjp({"x"});
 SAMPAN_UNARY_OP(silu, "x * sigmoid(x) (also called swish).", detail::real_floating_unary_spec,
@@ -148,6 +157,7 @@ SAMPAN_UNARY_OP(silu, "x * sigmoid(x) (also called swish).", detail::real_floati
                   Tensor s = sigmoid(x);
                   return {mul(c.grad_output(0), s * (x * (1.0 - s) + 1.0))};
                 })
+    SAMPAN_UNARY_CUDA_ROUNDING("core::silu", Silu)
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; })
     .saves_for_vjp({"x"});
 
@@ -168,13 +178,18 @@ SAMPAN_OP(core, softplus)
       Tensor xc = x.dtype() == out.dtype() ? x : cast(x, out.dtype());
       visit_floating(out.dtype(), "core::softplus", [&](auto tag) {
         using T = typename decltype(tag)::type;
-        const T b = static_cast<T>(beta), t = static_cast<T>(threshold);
-        detail::unary_loop<T, T>(xc, out, [b, t](T v) {
-          T z = v * b;
-          return z > t ? v : ((z < T(0) ? T(0) : z) + std::log1p(std::exp(-std::abs(z)))) / b;
-        });
+        detail::unary_loop<T, T>(xc, out, kernels::SoftplusElement<T>{static_cast<T>(beta), static_cast<T>(threshold)});
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& x, double beta, double threshold, Tensor& out) {
+      detail::unary_with_on_cuda<true>("core::softplus", x, out, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        return kernels::SoftplusElement<T>{static_cast<T>(beta), static_cast<T>(threshold)};
+      });
+    })
+    .cuda_rounds_differently()  // exp and log1p of CUDA's math library
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       // d softplus = sigmoid(beta x), and 1 on the linear part
       Tensor x = c.input(0), g = c.grad_output(0);
@@ -192,6 +207,7 @@ SAMPAN_OP(core, clamp)
     .shape(clamp_spec)
     .dtypes(detail::kRealDTypes)
     .cpu([](const Tensor& x, double min, double max, Tensor& out) { clamp_kernel("core::clamp", x, min, max, out); })
+    SAMPAN_CLAMP_CUDA("core::clamp")
     .vjp(clamp_vjp)
     .samples([] { return std::vector<Values>{{f64({2, 3}), 0.8, 1.9}, {f64({2, 3}), 0.8, std::nan("")}}; })
     .saves_for_vjp({"x"});
@@ -204,6 +220,7 @@ SAMPAN_OP(core, clamp_)
     .shape(clamp_inplace_spec)
     .dtypes(detail::kRealDTypes)
     .cpu([](const Tensor& x, double min, double max, Tensor& out) { clamp_kernel("core::clamp_", x, min, max, out); })
+    SAMPAN_CLAMP_CUDA("core::clamp_")
     .vjp(clamp_vjp)
     .samples([] { return std::vector<Values>{{f64({2, 3}), 0.8, 1.9}}; })
     .saves_for_vjp({"x"});

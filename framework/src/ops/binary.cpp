@@ -455,6 +455,9 @@ SAMPAN_OP(core, where)
         detail::ternary_loop<bool, T, T>(cond, xc, yc, out, [](bool c, T a, T b) { return c ? a : b; });
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& cond, const Tensor& x, const Tensor& y, Tensor& out) { detail::where_on_cuda(cond, x, y, out); })
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       Tensor cond = c.input(0), g = c.grad_output(0), zero = zero_of(g);
       return {Tensor(), c.needs_grad(1) ? where(cond, g, zero) : Tensor(),

@@ -7,7 +7,9 @@
 
 #include "sampan/ops.h"
 #include "elementwise_support.h"
+#include "elementwise_cuda.h"
 #include "sample_support.h"
+#include "../kernels/binary_element.h"
 
 using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
@@ -29,21 +31,25 @@ template <class T> bool truth(T v) {
   else return comparable(v) != decltype(comparable(v))(0);
 }
 
-struct Eq { template <class T> bool operator()(T a, T b) const { return comparable(a) == comparable(b); } };
-struct Ne { template <class T> bool operator()(T a, T b) const { return comparable(a) != comparable(b); } };
+// The per-element bodies the CUDA twins run (kernels/binary_element.h), over comparable values.
+template <class E> struct Comparison {
+  using Element = E;
+  template <class T> bool operator()(T a, T b) const { return E{}(comparable(a), comparable(b)); }
+};
 // Orderings exist only for real types; the shape function rejects complex before the kernel runs.
-#define SAMPAN_ORDERING(NAME, OP)                                                       \
-  struct NAME {                                                                         \
-    template <class T> bool operator()(T a, T b) const {                                \
-      if constexpr (is_complex_t<T>::value) return false;                               \
-      else return comparable(a) OP comparable(b);                                       \
-    }                                                                                   \
-  };
-SAMPAN_ORDERING(Lt, <)
-SAMPAN_ORDERING(Le, <=)
-SAMPAN_ORDERING(Gt, >)
-SAMPAN_ORDERING(Ge, >=)
-#undef SAMPAN_ORDERING
+template <class E> struct Ordering {
+  using Element = E;
+  template <class T> bool operator()(T a, T b) const {
+    if constexpr (is_complex_t<T>::value) return false;
+    else return E{}(comparable(a), comparable(b));
+  }
+};
+using Eq = Comparison<kernels::EqElement>;
+using Ne = Comparison<kernels::NeElement>;
+using Lt = Ordering<kernels::LtElement>;
+using Le = Ordering<kernels::LeElement>;
+using Gt = Ordering<kernels::GtElement>;
+using Ge = Ordering<kernels::GeElement>;
 
 TensorSpec equality_spec(const TensorSpec& x, const TensorSpec& y) {
   return TensorSpec{broadcast_shapes(x.shape, y.shape), DType::Bool, x.device};
@@ -82,6 +88,25 @@ template <class F> void logical_kernel(const Tensor& x, const Tensor& y, Tensor&
   detail::binary_loop<bool, bool>(truth_values(x), truth_values(y), out, f);
 }
 
+#if defined(SAMPAN_CUDA_KERNELS)
+// x read as truth values on the GPU: x != 0 (a complex number is true when either part is nonzero,
+// as `truth`).
+Tensor truth_values_on_cuda(const Tensor& x) { return x.dtype() == DType::Bool ? x : ne(x, scalar_like(0.0, x)); }
+template <class F> void compare_twin(const char* name, const Tensor& x, const Tensor& y, Tensor& out) {
+  detail::compare_on_cuda<typename F::Element>(name, x, y, promote_types(x.dtype(), y.dtype()), out);
+}
+template <class E> void logical_twin(const char* name, const Tensor& x, const Tensor& y, Tensor& out) {
+  detail::compare_on_cuda<E>(name, truth_values_on_cuda(x), truth_values_on_cuda(y), DType::Bool, out);
+}
+#define SAMPAN_COMPARE_CUDA(NAME, FN) \
+  .cuda([](const Tensor& x, const Tensor& y, Tensor& out) { compare_twin<FN>("core::" #NAME, x, y, out); })
+#define SAMPAN_LOGICAL_CUDA(NAME, E) \
+  .cuda([](const Tensor& x, const Tensor& y, Tensor& out) { logical_twin<kernels::E>("core::" #NAME, x, y, out); })
+#else
+#define SAMPAN_COMPARE_CUDA(NAME, FN)
+#define SAMPAN_LOGICAL_CUDA(NAME, E)
+#endif
+
 TensorSpec bool_like(const TensorSpec& x) { return TensorSpec{x.shape, DType::Bool, x.device}; }
 
 }  // namespace
@@ -93,7 +118,8 @@ TensorSpec bool_like(const TensorSpec& x) { return TensorSpec{x.shape, DType::Bo
       .outputs("out")                                                                              \
       .shape(SPEC)                                                                                 \
       .nondifferentiable()                                                                         \
-      .cpu([](const Tensor& x, const Tensor& y, Tensor& out) { compare_kernel("core::" #NAME, x, y, out, FN{}); })
+      .cpu([](const Tensor& x, const Tensor& y, Tensor& out) { compare_kernel("core::" #NAME, x, y, out, FN{}); }) \
+      SAMPAN_COMPARE_CUDA(NAME, FN)
 SAMPAN_COMPARE_OP(eq, Eq, equality_spec, "x == y elementwise (bool), with broadcasting and promotion.")
     .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3})}}; });
 SAMPAN_COMPARE_OP(ne, Ne, equality_spec, "x != y elementwise (bool); true where either is NaN.")
@@ -108,7 +134,7 @@ SAMPAN_COMPARE_OP(ge, Ge, ordering_spec, "x >= y elementwise (bool); real dtypes
     .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3}, 0.9)}}; });
 #undef SAMPAN_COMPARE_OP
 
-#define SAMPAN_LOGICAL_OP(NAME, EXPR, DOC)                                                         \
+#define SAMPAN_LOGICAL_OP(NAME, ELEMENT, DOC)                                                         \
   SAMPAN_OP(core, NAME)                                                                            \
       .doc(DOC " Any dtypes: nonzero is true.")                                                   \
       .args("x", "y")                                                                              \
@@ -116,15 +142,18 @@ SAMPAN_COMPARE_OP(ge, Ge, ordering_spec, "x >= y elementwise (bool); real dtypes
       .shape(equality_spec)                                                                        \
       .nondifferentiable()                                                                         \
       .cpu([](const Tensor& x, const Tensor& y, Tensor& out) {                                    \
-        logical_kernel(x, y, out, [](bool a, bool b) { return EXPR; });                            \
-      })
-SAMPAN_LOGICAL_OP(logical_and, a && b, "x and y, elementwise with broadcasting.")
+        logical_kernel(x, y, out, kernels::ELEMENT{});                                              \
+      })                                                                                           \
+      SAMPAN_LOGICAL_CUDA(NAME, ELEMENT)
+SAMPAN_LOGICAL_OP(logical_and, LogicalAndElement, "x and y, elementwise with broadcasting.")
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31), from_vector({1, 0, 1}, {3}, DType::Bool)}}; });
-SAMPAN_LOGICAL_OP(logical_or, a || b, "x or y, elementwise with broadcasting.")
+SAMPAN_LOGICAL_OP(logical_or, LogicalOrElement, "x or y, elementwise with broadcasting.")
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31), from_vector({1, 0, 1}, {3}, DType::Bool)}}; });
-SAMPAN_LOGICAL_OP(logical_xor, a != b, "x xor y, elementwise with broadcasting.")
+SAMPAN_LOGICAL_OP(logical_xor, LogicalXorElement, "x xor y, elementwise with broadcasting.")
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31), from_vector({1, 0, 1}, {3}, DType::Bool)}}; });
 #undef SAMPAN_LOGICAL_OP
+#undef SAMPAN_COMPARE_CUDA
+#undef SAMPAN_LOGICAL_CUDA
 
 SAMPAN_OP(core, logical_not)
     .doc("not x, elementwise (bool). Any dtype: nonzero is true.")
@@ -135,6 +164,11 @@ SAMPAN_OP(core, logical_not)
     .cpu([](const Tensor& x, Tensor& out) {
       detail::unary_loop<bool, bool>(truth_values(x), out, [](bool v) { return !v; });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& x, Tensor& out) {  // not x: x == 0 (x == false for bool)
+      copy_(out, eq(x, x.dtype() == DType::Bool ? scalar_tensor(0.0, DType::Bool, x.device()) : scalar_like(0.0, x)));
+    })
+#endif
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; });
 
 // Integers and bools are never NaN and always finite; complex: NaN when either part is,
@@ -155,6 +189,9 @@ SAMPAN_OP(core, isnan)
         });
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& x, Tensor& out) { copy_(out, ne(x, x)); })  // NaN alone differs from itself
+#endif
     .samples([] { return std::vector<Values>{{f64({2, 3})}}; });
 
 SAMPAN_OP(core, isfinite)

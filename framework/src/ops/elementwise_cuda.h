@@ -1,6 +1,6 @@
 // The op layer of the CUDA elementwise twins (kernels/elementwise_kernels.cu): dtype checks, the
 // strided layout, the launch, and the macros that add a twin to an op declaration, for
-// binary.cpp, unary.cpp and activation.cpp. Without nvcc the macros add nothing.
+// binary.cpp, unary.cpp, activation.cpp and compare.cpp. Without nvcc the macros add nothing.
 #pragma once
 
 #if defined(SAMPAN_CUDA_KERNELS)
@@ -15,6 +15,7 @@
 #include "../kernels/complex_element.h"
 #include "../kernels/convert_element.h"
 #include "../kernels/elementwise_kernels_cuda.h"
+#include "../kernels/math_element.h"
 #include "../kernels/unary_element.h"
 
 namespace sampan::detail {
@@ -24,7 +25,20 @@ namespace sampan::detail {
 template <class F>
 constexpr bool kComplexOnCuda = std::is_same_v<F, kernels::AddElement> || std::is_same_v<F, kernels::SubElement> ||
                                 std::is_same_v<F, kernels::MulElement> || std::is_same_v<F, kernels::NegElement> ||
-                                std::is_same_v<F, kernels::SquareElement>;
+                                std::is_same_v<F, kernels::SquareElement> || std::is_same_v<F, kernels::ConjElement>;
+
+// The functions of kernels/math_element.h, instantiated for float32 and float64 only (their
+// outputs are floating; an integer input is converted first).
+template <class F>
+constexpr bool kFloatingOnlyOnCuda =
+    std::is_same_v<F, kernels::ExpElement> || std::is_same_v<F, kernels::LogElement> ||
+    std::is_same_v<F, kernels::Log1pElement> || std::is_same_v<F, kernels::Expm1Element> ||
+    std::is_same_v<F, kernels::SqrtElement> || std::is_same_v<F, kernels::RsqrtElement> ||
+    std::is_same_v<F, kernels::SinElement> || std::is_same_v<F, kernels::CosElement> ||
+    std::is_same_v<F, kernels::TanElement> || std::is_same_v<F, kernels::TanhElement> ||
+    std::is_same_v<F, kernels::ErfElement> || std::is_same_v<F, kernels::ReciprocalElement> ||
+    std::is_same_v<F, kernels::SigmoidElement> || std::is_same_v<F, kernels::GeluElement> ||
+    std::is_same_v<F, kernels::SiluElement>;
 
 // Calls launch(Tag<element type>) for out's dtype on the GPU, or raises naming the op.
 template <class F, class Launch> void visit_elementwise_cuda(const char* name, DType dtype, Launch launch) {
@@ -32,7 +46,14 @@ template <class F, class Launch> void visit_elementwise_cuda(const char* name, D
     if (dtype == DType::Complex64) return launch(cuda_support::Tag<kernels::ComplexElement<float>>{});
     if (dtype == DType::Complex128) return launch(cuda_support::Tag<kernels::ComplexElement<double>>{});
   }
-  cuda_support::visit_cuda_dtype(dtype, name, false, launch);
+  if constexpr (kFloatingOnlyOnCuda<F>) {
+    // floating_only refuses integers at run time; the filter keeps them from being instantiated
+    cuda_support::visit_cuda_dtype(dtype, name, true, [&](auto tag) {
+      if constexpr (std::is_floating_point_v<typename decltype(tag)::type>) launch(tag);
+    });
+  } else {
+    cuda_support::visit_cuda_dtype(dtype, name, false, launch);
+  }
 }
 
 // `t` in `dtype`, converted on the GPU when it has another (core::cast), as the CPU kernels do.
@@ -81,6 +102,63 @@ template <class F> void unary_on_cuda(const char* name, const Tensor& x_in, cons
   });
 }
 
+/// out = make(Tag<T>{})(x) on the GPU, any strides: a per-element function with parameters in
+/// T (clamp's bounds, softplus's beta); x converted to out's dtype first. float32 and float64,
+/// and unless FloatingOnly int32 and int64.
+template <bool FloatingOnly, class Make>
+void unary_with_on_cuda(const char* name, const Tensor& x_in, const Tensor& out, Make make) {
+  const Tensor x = in_dtype(x_in, out.dtype());
+  const kernels::StridedLayout<2> layout = strided_layout<2>(name, out, {&x});
+  cuda_support::visit_cuda_dtype(out.dtype(), name, FloatingOnly, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!FloatingOnly || std::is_floating_point_v<T>) {
+      const auto f = make(tag);
+      cuda_support::run_device([&] {
+        kernels::unary_cuda<std::decay_t<decltype(f)>, T>(layout, out.numel(), static_cast<T*>(out.raw_data()),
+                                                        static_cast<const T*>(x.raw_data()), f);
+      });
+    }
+  });
+}
+
+/// out = F{}(x, y) as bool on the GPU (the comparisons: x and y promoted to their common dtype
+/// first, as on the CPU; the logical ops: both read as truth values).
+template <class F> void compare_on_cuda(const char* name, const Tensor& x_in, const Tensor& y_in, DType common,
+                                        const Tensor& out) {
+  const Tensor x = in_dtype(x_in, common), y = in_dtype(y_in, common);
+  const kernels::StridedLayout<3> layout = strided_layout<3>(name, out, {&x, &y});
+  constexpr bool ordering = std::is_same_v<F, kernels::LtElement> || std::is_same_v<F, kernels::LeElement> ||
+                            std::is_same_v<F, kernels::GtElement> || std::is_same_v<F, kernels::GeElement>;
+  constexpr bool logical = std::is_same_v<F, kernels::LogicalAndElement> || std::is_same_v<F, kernels::LogicalOrElement> ||
+                           std::is_same_v<F, kernels::LogicalXorElement>;
+  visit_device_element(common, name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    constexpr bool complex = !std::is_arithmetic_v<T>;
+    if constexpr ((logical && !std::is_same_v<T, bool>) || (ordering && complex)) {
+      SAMPAN_THROW(RuntimeError, name, ": internal error: no CUDA kernel over ", dtype_name(common));
+    } else {
+      cuda_support::run_device([&] {
+        kernels::compare_cuda<F, T>(layout, out.numel(), static_cast<bool*>(out.raw_data()),
+                                    static_cast<const T*>(x.raw_data()), static_cast<const T*>(y.raw_data()));
+      });
+    }
+  });
+}
+
+/// out = cond ? x : y on the GPU (core::where), x and y converted to out's dtype first.
+inline void where_on_cuda(const Tensor& cond, const Tensor& x_in, const Tensor& y_in, const Tensor& out) {
+  const Tensor x = in_dtype(x_in, out.dtype()), y = in_dtype(y_in, out.dtype());
+  const kernels::StridedLayout<4> layout = strided_layout<4>("core::where", out, {&cond, &x, &y});
+  visit_device_element(out.dtype(), "core::where", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    cuda_support::run_device([&] {
+      kernels::where_cuda<T>(layout, out.numel(), static_cast<T*>(out.raw_data()),
+                             static_cast<const bool*>(cond.raw_data()), static_cast<const T*>(x.raw_data()),
+                             static_cast<const T*>(y.raw_data()));
+    });
+  });
+}
+
 }  // namespace sampan::detail
 
 /// `.cuda(...)` of a binary / unary op declaration whose twin runs FN (an element function of
@@ -89,10 +167,14 @@ template <class F> void unary_on_cuda(const char* name, const Tensor& x_in, cons
   .cuda([](const Tensor& x, const Tensor& y, Tensor& out) { ::sampan::detail::binary_on_cuda<FN>(NAME, x, y, out); })
 #define SAMPAN_UNARY_CUDA(NAME, FN) \
   .cuda([](const Tensor& x, Tensor& out) { ::sampan::detail::unary_on_cuda<FN>(NAME, x, out); })
+/// The same for the functions of a math library (kernels/math_element.h: exp, log, tanh ...),
+/// whose CUDA results are the CPU's to rounding, not its bits.
+#define SAMPAN_UNARY_CUDA_ROUNDING(NAME, FN) SAMPAN_UNARY_CUDA(NAME, FN).cuda_rounds_differently()
 
 #else
 
 #define SAMPAN_BINARY_CUDA(NAME, FN)
 #define SAMPAN_UNARY_CUDA(NAME, FN)
+#define SAMPAN_UNARY_CUDA_ROUNDING(NAME, FN)
 
 #endif  // SAMPAN_CUDA_KERNELS

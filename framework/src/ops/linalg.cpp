@@ -16,6 +16,11 @@
 #include "../kernels/gemm.h"
 #include "../kernels/gemm_bf16.h"
 #include "sample_support.h"
+#if defined(SAMPAN_CUDA_KERNELS)
+#include "cuda_support.h"
+#include "device_elements.h"
+#include "../kernels/gemm_cuda.h"
+#endif
 
 using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
@@ -140,10 +145,13 @@ void gemm_of(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int6
     kernels::gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
 }
 
-template <class T> void matmul_typed(const MatrixBatch& a, const MatrixBatch& b, const Shape& batch, Tensor& out) {
+// The batch of products out = a b, one GEMM per batch element (or one for a foldable batch);
+// `gemm` has gemm_of's signature over element type T (the CPU's, or the GPU's gemm_cuda).
+template <class T, class Gemm>
+void matmul_batches(const MatrixBatch& a, const MatrixBatch& b, const Shape& batch, Tensor& out, Gemm gemm_of) {
   const T* pa = static_cast<const T*>(a.t.raw_data());
   const T* pb = static_cast<const T*>(b.t.raw_data());
-  T* pc = out.data<T>();
+  T* pc = static_cast<T*>(out.raw_data());
   const int64_t m = a.rows, n = b.cols, k = a.cols;
   const int64_t nbatch = shape_numel(batch);
   if (nbatch == 0) return;
@@ -166,6 +174,32 @@ template <class T> void matmul_typed(const MatrixBatch& a, const MatrixBatch& b,
     }
   }
 }
+
+template <class T> void matmul_typed(const MatrixBatch& a, const MatrixBatch& b, const Shape& batch, Tensor& out) {
+  matmul_batches<T>(a, b, batch, out, [](auto... args) { gemm_of<T>(args...); });
+}
+
+#if defined(SAMPAN_CUDA_KERNELS)
+// core::matmul on the GPU: the CPU kernel's geometry (describe, the batch walk), each product
+// through cuBLAS (kernels/gemm_cuda.h). Float and complex only.
+void matmul_cuda_kernel(const Tensor& a, const Tensor& b, Tensor& out) {
+  const DType dt = out.dtype();
+  SAMPAN_CHECK(dt == DType::Float32 || dt == DType::Float64 || dt == DType::Complex64 || dt == DType::Complex128,
+               NotImplementedError, "core::matmul: no CUDA kernel for dtype ", dtype_name(dt),
+               " (float32, float64, complex64, complex128 only)");
+  Shape batch = broadcast_shapes(batch_dims(a.shape(), a.dim() == 1), batch_dims(b.shape(), b.dim() == 1));
+  MatrixBatch ma = describe(a.to(dt), true, batch);
+  MatrixBatch mb = describe(b.to(dt), false, batch);
+  detail::visit_device_element(dt, "core::matmul", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T> || !std::is_arithmetic_v<T>) {
+      cuda_support::run_device([&] {
+        matmul_batches<T>(ma, mb, batch, out, [](auto... args) { kernels::gemm_cuda<T>(args...); });
+      });
+    }
+  });
+}
+#endif
 
 void matmul_kernel(const Tensor& a, const Tensor& b, Tensor& out) {
   const DType dt = out.dtype();
@@ -258,6 +292,10 @@ SAMPAN_OP(core, matmul)
              DType::Complex64, DType::Complex128})
     .shape(matmul_spec)
     .cpu(matmul_kernel)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(matmul_cuda_kernel)
+    .cuda_rounds_differently()  // cuBLAS orders the k sums its own way
+#endif
     .vjp(matmul_vjp)
     .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3, 2})}, {c128({2, 2}), c128({2})}, {f64({3}), f64({2, 3, 2})}}; })
     .saves_for_vjp({"a", "b"});

@@ -272,7 +272,9 @@ Tensor dropout_mask(const Shape& shape, double p, DType dtype, Generator* gen) {
 }
 Tensor dropout(const Tensor& x, double p, bool training, Generator* gen) {
   if (!training || p == 0.0) return x;
-  return mul(x, dropout_mask(x.shape(), p, x.dtype(), gen));
+  Tensor mask = dropout_mask(x.shape(), p, x.dtype(), gen);
+  // drawn on the CPU and moved: the CPU's mask for the same seed
+  return mul(x, x.device().is_cpu() ? mask : to_device(mask, x.device()));
 }
 
 }  // namespace sampan

@@ -15,6 +15,11 @@
 #include "../kernels/axis_loop.h"
 #include "../kernels/reduce_loop.h"
 #include "sample_support.h"
+#if defined(SAMPAN_CUDA_KERNELS)
+#include "cuda_support.h"
+#include "device_elements.h"
+#include "../kernels/reduce_kernels_cuda.h"
+#endif
 
 using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
@@ -229,6 +234,47 @@ Tensor moment_direction(const VjpContext& c) {
   return div(centered, scalar_tensor(dof, real_dtype(centered.dtype())));
 }
 
+// core::mean's kernel on every device: the sum divided by the count.
+void mean_kernel(const Tensor& x, const std::vector<int64_t>& axes, bool keepdim, Tensor& out) {
+  const int64_t count = reduced_count(x.shape(), reduced_mask(axes, x.dim()));
+  Tensor s = sum(x.dtype() == out.dtype() ? x : cast(x, out.dtype()), axes, keepdim);
+  copy_(out, div(s, scalar_like(static_cast<double>(count), s)));
+}
+
+#if defined(SAMPAN_CUDA_KERNELS)
+// core::sum on the GPU: x converted to the output's dtype (as on the CPU), then every output folded
+// in the CPU's order by one thread (kernels/reduce_fold.h); a full sum of more elements than the
+// CPU folds serially is folded in kSumParts parts added in order.
+template <class T> struct cuda_accum { using type = T; };
+template <> struct cuda_accum<float> { using type = double; };
+template <> struct cuda_accum<kernels::ComplexElement<float>> { using type = kernels::ComplexElement<double>; };
+
+void sum_on_cuda(const Tensor& x, const std::vector<int64_t>& axes, Tensor& out) {
+  SAMPAN_CHECK(x.dim() <= kernels::kMaxStridedDims, NotImplementedError, "core::sum: on CUDA, at most ",
+               kernels::kMaxStridedDims, " dimensions, got ", x.dim());
+  const auto m = reduced_mask(axes, x.dim());
+  bool mask[kernels::kMaxStridedDims] = {};
+  for (size_t d = 0; d < m.size(); ++d) mask[d] = m[d];
+  const Tensor xc = x.dtype() == out.dtype() ? x : cast(x, out.dtype());
+  const kernels::ReduceLayout layout = kernels::reduce_layout(xc.dim(), xc.shape().data(), xc.strides().data(), mask);
+  detail::visit_device_element(out.dtype(), "core::sum", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, int32_t>) {
+      SAMPAN_THROW(RuntimeError, "core::sum: internal error: a sum's dtype is never ", dtype_name(out.dtype()));
+    } else {
+      using Acc = typename cuda_accum<T>::type;
+      const int64_t nparts = layout.nout == 1 && layout.nred > kernels::kParallelGrain ? kernels::kSumParts : 0;
+      Tensor parts;
+      if (nparts) parts = Tensor::empty({nparts * static_cast<int64_t>(sizeof(Acc) / sizeof(double))}, DType::Float64, out.device());
+      cuda_support::run_device([&] {
+        kernels::sum_cuda<T, Acc>(layout, static_cast<const T*>(xc.raw_data()), static_cast<T*>(out.raw_data()),
+                                  nparts ? static_cast<Acc*>(parts.raw_data()) : nullptr, nparts);
+      });
+    }
+  });
+}
+#endif
+
 }  // namespace
 
 SAMPAN_OP(core, sum)
@@ -253,6 +299,9 @@ SAMPAN_OP(core, sum)
                                 [](A a, int64_t) { return static_cast<T>(a); });
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& x, const std::vector<int64_t>& axes, bool, Tensor& out) { sum_on_cuda(x, axes, out); })
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       Tensor x = c.input(0);
       const auto& axes = c.attr<std::vector<int64_t>>(1);
@@ -281,11 +330,10 @@ SAMPAN_OP(core, mean)
       const DType d = is_differentiable(x.dtype) ? x.dtype : DType::Float32;
       return TensorSpec{reduced_shape(x.shape, reduced_mask(axes, x.dim()), keepdim), d, x.device};
     })
-    .cpu([](const Tensor& x, const std::vector<int64_t>& axes, bool keepdim, Tensor& out) {
-      const int64_t count = reduced_count(x.shape(), reduced_mask(axes, x.dim()));
-      Tensor s = sum(x.dtype() == out.dtype() ? x : cast(x, out.dtype()), axes, keepdim);
-      copy_(out, div(s, scalar_like(static_cast<double>(count), s)));
-    })
+    .cpu(mean_kernel)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(mean_kernel)  // the same composition: sum, div and copy_ have CUDA twins
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       Tensor x = c.input(0);
       const auto& axes = c.attr<std::vector<int64_t>>(1);

@@ -175,6 +175,17 @@ template <class GeomFn> void scatter_kernel(const Tensor& x, const Tensor& src, 
   copy_(view_of(out, geom(geometry_of(out))), src);
 }
 
+void slice_scatter_kernel(const Tensor& x, const Tensor& src, int64_t axis, int64_t start, int64_t stop, int64_t step,
+                          Tensor& out) {
+  scatter_kernel(x, src, out, [&](const Geometry& g) { return slice_geometry(g, axis, start, stop, step); });
+}
+void select_scatter_kernel(const Tensor& x, const Tensor& src, int64_t axis, int64_t index, Tensor& out) {
+  scatter_kernel(x, src, out, [&](const Geometry& g) { return select_geometry(g, axis, index); });
+}
+void diagonal_scatter_kernel(const Tensor& x, const Tensor& src, int64_t offset, int64_t a1, int64_t a2, Tensor& out) {
+  scatter_kernel(x, src, out, [&](const Geometry& g) { return diagonal_geometry(g, offset, a1, a2); });
+}
+
 }  // namespace
 
 SliceRange normalize_slice(int64_t size, int64_t start, int64_t stop, int64_t step) {
@@ -370,9 +381,10 @@ SAMPAN_OP(core, slice_scatter)
     .shape([](const TensorSpec& x, const TensorSpec& src, int64_t axis, int64_t start, int64_t stop, int64_t step) {
       return scatter_spec("slice_scatter", x, src, [&](const Geometry& g) { return slice_geometry(g, axis, start, stop, step); });
     })
-    .cpu([](const Tensor& x, const Tensor& src, int64_t axis, int64_t start, int64_t stop, int64_t step, Tensor& out) {
-      scatter_kernel(x, src, out, [&](const Geometry& g) { return slice_geometry(g, axis, start, stop, step); });
-    })
+    .cpu(slice_scatter_kernel)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(slice_scatter_kernel)  // copies and a view: the same composition on the GPU
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       Tensor g = c.grad_output(0);
       int64_t axis = c.attr<int64_t>(2), start = c.attr<int64_t>(3), stop = c.attr<int64_t>(4), step = c.attr<int64_t>(5);
@@ -390,9 +402,10 @@ SAMPAN_OP(core, select_scatter)
     .shape([](const TensorSpec& x, const TensorSpec& src, int64_t axis, int64_t index) {
       return scatter_spec("select_scatter", x, src, [&](const Geometry& g) { return select_geometry(g, axis, index); });
     })
-    .cpu([](const Tensor& x, const Tensor& src, int64_t axis, int64_t index, Tensor& out) {
-      scatter_kernel(x, src, out, [&](const Geometry& g) { return select_geometry(g, axis, index); });
-    })
+    .cpu(select_scatter_kernel)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(select_scatter_kernel)  // copies and a view: the same composition on the GPU
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       Tensor g = c.grad_output(0);
       int64_t axis = c.attr<int64_t>(2), index = c.attr<int64_t>(3);
@@ -410,9 +423,10 @@ SAMPAN_OP(core, diagonal_scatter)
     .shape([](const TensorSpec& x, const TensorSpec& src, int64_t offset, int64_t a1, int64_t a2) {
       return scatter_spec("diagonal_scatter", x, src, [&](const Geometry& g) { return diagonal_geometry(g, offset, a1, a2); });
     })
-    .cpu([](const Tensor& x, const Tensor& src, int64_t offset, int64_t a1, int64_t a2, Tensor& out) {
-      scatter_kernel(x, src, out, [&](const Geometry& g) { return diagonal_geometry(g, offset, a1, a2); });
-    })
+    .cpu(diagonal_scatter_kernel)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(diagonal_scatter_kernel)  // copies and a view: the same composition on the GPU
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       Tensor g = c.grad_output(0);
       int64_t offset = c.attr<int64_t>(2), a1 = c.attr<int64_t>(3), a2 = c.attr<int64_t>(4);

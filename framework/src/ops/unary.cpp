@@ -10,6 +10,7 @@
 
 #include "unary_support.h"
 #include "elementwise_cuda.h"
+#include "../kernels/math_element.h"
 #include "../kernels/unary_element.h"
 #include "sample_support.h"
 
@@ -28,19 +29,19 @@ constexpr double kTwoOverSqrtPi = 1.12837916709551257390;  // 2 / sqrt(pi), d er
 
 // ---- elementwise functions, one per op (instantiated for every dtype their visitor accepts) ----
 using Neg = kernels::NegElement;  // the per-element bodies the CUDA twins share (kernels/unary_element.h)
-struct Exp { template <class T> T operator()(T v) const { return std::exp(v); } };
-struct Log { template <class T> T operator()(T v) const { return std::log(v); } };
-struct Log1p { template <class T> T operator()(T v) const { return std::log1p(v); } };
-struct Expm1 { template <class T> T operator()(T v) const { return std::expm1(v); } };
-struct Sqrt { template <class T> T operator()(T v) const { return std::sqrt(v); } };
-struct Rsqrt { template <class T> T operator()(T v) const { return T(1) / std::sqrt(v); } };
-struct Sin { template <class T> T operator()(T v) const { return std::sin(v); } };
-struct Cos { template <class T> T operator()(T v) const { return std::cos(v); } };
-struct Tan { template <class T> T operator()(T v) const { return std::tan(v); } };
-struct Tanh { template <class T> T operator()(T v) const { return std::tanh(v); } };
-struct Erf { template <class T> T operator()(T v) const { return std::erf(v); } };
+using Exp = kernels::ExpElement;  // kernels/math_element.h, shared with the CUDA twins
+using Log = kernels::LogElement;
+using Log1p = kernels::Log1pElement;
+using Expm1 = kernels::Expm1Element;
+using Sqrt = kernels::SqrtElement;
+using Rsqrt = kernels::RsqrtElement;
+using Sin = kernels::SinElement;
+using Cos = kernels::CosElement;
+using Tan = kernels::TanElement;
+using Tanh = kernels::TanhElement;
+using Erf = kernels::ErfElement;
 using Square = kernels::SquareElement;
-struct Reciprocal { template <class T> T operator()(T v) const { return T(1) / v; } };
+using Reciprocal = kernels::ReciprocalElement;
 using Floor = kernels::FloorElement;  // identity on integers
 using Ceil = kernels::CeilElement;
 using Round = kernels::RoundElement;  // halves to even
@@ -85,29 +86,34 @@ SAMPAN_UNARY_OP(neg, "-x.", detail::numeric_unary_spec, detail::VisitNumeric, de
     .saves_for_vjp({});
 SAMPAN_UNARY_OP(exp, "e**x, elementwise.", detail::floating_unary_spec, detail::VisitFloatingComplex,
                 detail::kFloatingComplexDTypes, Exp, exp_vjp)
+    SAMPAN_UNARY_CUDA_ROUNDING("core::exp", Exp)
     .amp(AmpCast::Float32)
     .samples([] { return std::vector<Values>{{f64({4})}, {c128({2})}}; })
     .saves_for_vjp({"out"});
 SAMPAN_UNARY_OP(log, "Natural logarithm, elementwise.", detail::floating_unary_spec,
                 detail::VisitFloatingComplex, detail::kFloatingComplexDTypes, Log,
                 [](const VjpContext& c) -> Grads { return {div(c.grad_output(0), conj(c.input(0)))}; })
+    SAMPAN_UNARY_CUDA_ROUNDING("core::log", Log)
     .amp(AmpCast::Float32)
     .samples([] { return std::vector<Values>{{f64({4}, 0.5)}}; })
     .saves_for_vjp({"x"});
 SAMPAN_UNARY_OP(log1p, "log(1 + x), accurate for small x.", detail::real_floating_unary_spec,
                 detail::VisitFloating, detail::kFloatingDTypes, Log1p,
                 [](const VjpContext& c) -> Grads { return {div(c.grad_output(0), c.input(0) + 1.0)}; })
+    SAMPAN_UNARY_CUDA_ROUNDING("core::log1p", Log1p)
     .amp(AmpCast::Float32)
     .samples([] { return std::vector<Values>{{f64({2, 3})}}; })
     .saves_for_vjp({"x"});
 SAMPAN_UNARY_OP(expm1, "exp(x) - 1, accurate for small x.", detail::real_floating_unary_spec,
                 detail::VisitFloating, detail::kFloatingDTypes, Expm1,
                 [](const VjpContext& c) -> Grads { return {mul(c.grad_output(0), c.output(0) + 1.0)}; })
+    SAMPAN_UNARY_CUDA_ROUNDING("core::expm1", Expm1)
     .amp(AmpCast::Float32)
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; })
     .saves_for_vjp({"out"});
 SAMPAN_UNARY_OP(sqrt, "Square root (principal branch for complex).", detail::floating_unary_spec,
                 detail::VisitFloatingComplex, detail::kFloatingComplexDTypes, Sqrt, sqrt_vjp)
+    SAMPAN_UNARY_CUDA("core::sqrt", Sqrt)
     .samples([] { return std::vector<Values>{{f64({2, 3})}, {c128({3})}}; })
     .saves_for_vjp({"out"});
 SAMPAN_UNARY_OP(rsqrt, "1 / sqrt(x).", detail::floating_unary_spec, detail::VisitFloatingComplex,
@@ -116,17 +122,20 @@ SAMPAN_UNARY_OP(rsqrt, "1 / sqrt(x).", detail::floating_unary_spec, detail::Visi
                   Tensor o = c.output(0);
                   return {mul(c.grad_output(0), conj(mul(mul(o, o), o) * -0.5))};
                 })
+    SAMPAN_UNARY_CUDA("core::rsqrt", Rsqrt)
     .amp(AmpCast::Float32)
     .samples([] { return std::vector<Values>{{f64({2, 3})}, {c128({3})}}; })
     .saves_for_vjp({"out"});
 SAMPAN_UNARY_OP(sin, "Sine (radians).", detail::floating_unary_spec, detail::VisitFloatingComplex,
                 detail::kFloatingComplexDTypes, Sin,
                 [](const VjpContext& c) -> Grads { return {mul(c.grad_output(0), conj(cos(c.input(0))))}; })
+    SAMPAN_UNARY_CUDA_ROUNDING("core::sin", Sin)
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; })
     .saves_for_vjp({"x"});
 SAMPAN_UNARY_OP(cos, "Cosine (radians).", detail::floating_unary_spec, detail::VisitFloatingComplex,
                 detail::kFloatingComplexDTypes, Cos,
                 [](const VjpContext& c) -> Grads { return {neg(mul(c.grad_output(0), conj(sin(c.input(0)))))}; })
+    SAMPAN_UNARY_CUDA_ROUNDING("core::cos", Cos)
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; })
     .saves_for_vjp({"x"});
 SAMPAN_UNARY_OP(tan, "Tangent (radians).", detail::floating_unary_spec, detail::VisitFloatingComplex,
@@ -134,6 +143,7 @@ SAMPAN_UNARY_OP(tan, "Tangent (radians).", detail::floating_unary_spec, detail::
                   Tensor o = c.output(0);  // d tan = 1 + tan^2
                   return {mul(c.grad_output(0), conj(o * o + 1.0))};
                 })
+    SAMPAN_UNARY_CUDA_ROUNDING("core::tan", Tan)
     .samples([] { return std::vector<Values>{{f64({2, 3}, -0.6, 0.1)}, {c128({2})}}; })
     .saves_for_vjp({"out"});
 SAMPAN_UNARY_OP(tanh, "Hyperbolic tangent.", detail::floating_unary_spec, detail::VisitFloatingComplex,
@@ -141,6 +151,7 @@ SAMPAN_UNARY_OP(tanh, "Hyperbolic tangent.", detail::floating_unary_spec, detail
                   Tensor o = c.output(0);  // d tanh = 1 - tanh^2
                   return {detail::mul_taking_grad(c.take_grad_output(0), conj(1.0 - o * o))};
                 })
+    SAMPAN_UNARY_CUDA_ROUNDING("core::tanh", Tanh)
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({2})}}; })
     .saves_for_vjp({"out"});
 SAMPAN_UNARY_OP(erf, "Gauss error function.", detail::real_floating_unary_spec, detail::VisitFloating,
@@ -148,6 +159,7 @@ SAMPAN_UNARY_OP(erf, "Gauss error function.", detail::real_floating_unary_spec, 
                   Tensor x = c.input(0);  // d erf = 2/sqrt(pi) exp(-x^2)
                   return {mul(c.grad_output(0), exp(neg(x * x)) * kTwoOverSqrtPi)};
                 })
+    SAMPAN_UNARY_CUDA_ROUNDING("core::erf", Erf)
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}}; })
     .saves_for_vjp({"x"});
 SAMPAN_UNARY_OP(square, "x * x (keeps integer dtypes).", detail::numeric_unary_spec, detail::VisitNumeric,
@@ -162,6 +174,7 @@ SAMPAN_UNARY_OP(reciprocal, "1 / x (integers give float32).", detail::floating_u
                   Tensor o = c.output(0);  // d (1/x) = -1/x^2
                   return {neg(mul(c.grad_output(0), conj(o * o)))};
                 })
+    SAMPAN_UNARY_CUDA("core::reciprocal", Reciprocal)
     .amp(AmpCast::Float32)
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; })
     .saves_for_vjp({"out"});
@@ -191,10 +204,12 @@ SAMPAN_UNARY_OP(sign, "-1, 0 or +1 (NaN stays NaN); z/|z| for complex z (0 at 0)
 
 SAMPAN_UNARY_INPLACE_OP(exp_, "e**x, elementwise.", detail::inplace_floating_unary_spec,
                         detail::VisitFloatingComplex, detail::kFloatingComplexDTypes, Exp, exp_vjp)
+    SAMPAN_UNARY_CUDA_ROUNDING("core::exp_", Exp)
     .samples([] { return std::vector<Values>{{f64({2, 3})}}; })
     .saves_for_vjp({"x"});
 SAMPAN_UNARY_INPLACE_OP(sqrt_, "Square root.", detail::inplace_floating_unary_spec, detail::VisitFloatingComplex,
                         detail::kFloatingComplexDTypes, Sqrt, sqrt_vjp)
+    SAMPAN_UNARY_CUDA("core::sqrt_", Sqrt)
     .samples([] { return std::vector<Values>{{f64({2, 3})}}; })
     .saves_for_vjp({"x"});
 
@@ -253,8 +268,9 @@ SAMPAN_OP(core, conj)
           detail::unary_loop<T, T>(x, out, [](T v) { return v; });
       });
     })
+    SAMPAN_UNARY_CUDA("core::conj", kernels::ConjElement)
     .vjp([](const VjpContext& c) -> Grads { return {conj(c.grad_output(0))}; })
-    .samples([] { return std::vector<Values>{{c128({3})}}; })
+    .samples([] { return std::vector<Values>{{c128({3})}, {f64({3})}}; })
     .saves_for_vjp({});
 
 SAMPAN_UNARY_API(neg)

@@ -197,4 +197,6 @@ def dropout(x, p=0.5, training=True, generator=None):
     # so the graph holds a single product.
     dtype = sampan.float64 if x.dtype == sampan.float64 else sampan.float32
     mask = _dropout_mask(list(x.shape), p, dtype, generator)
+    if x.device != "cpu":  # drawn on the CPU and moved: the CPU's mask for the same seed
+        mask = mask.to(x.device)
     return x * (mask if mask.dtype == x.dtype else mask.to(x.dtype))

@@ -3,6 +3,8 @@
 // gradients cross devices, and ops without a CUDA kernel refuse GPU tensors by name.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -122,7 +124,7 @@ TEST(CudaDevice, OpsRefuseWhatTheyCannotRunOnTheGpu) {
   SKIP_WITHOUT_GPU();
   Tensor g = to_device(from_vector({1.0, 2.0, 3.0}, {3}), kGpu);
   // An op without a CUDA kernel names itself and the device.
-  const std::string no_kernel = thrown_message([&] { (void)exp(g); });
+  const std::string no_kernel = thrown_message([&] { (void)cumsum(g, 0); });
   EXPECT_NE(no_kernel.find("no kernel for device cuda:0"), std::string::npos) << no_kernel;
   // Mixed devices name both arguments.
   const std::string mixed = thrown_message([&] { (void)index_select(g, 0, from_vector({0.0}, {1}, DType::Int64)); });
@@ -169,4 +171,90 @@ TEST(CudaDevice, FullMakesItsTensorOnTheDevice) {
   Tensor z = zeros_like(x);
   EXPECT_EQ(z.device(), kGpu);
   EXPECT_TRUE(same_bytes(to_device(z, cpu_device()), zeros({3}, DType::Float64)));
+}
+
+namespace {
+
+// The largest relative difference |a - b| / (1 + |b|) between a GPU tensor and a CPU one.
+double worst_difference(const Tensor& gpu, const Tensor& cpu) {
+  Tensor a = to_device(gpu, cpu_device()).to(DType::Float64).contiguous(), b = cpu.to(DType::Float64).contiguous();
+  EXPECT_EQ(a.shape(), b.shape());
+  double worst = 0.0;
+  for (int64_t i = 0; i < b.numel(); ++i)
+    worst = std::max(worst, std::abs(a.data<double>()[i] - b.data<double>()[i]) / (1.0 + std::abs(b.data<double>()[i])));
+  return worst;
+}
+
+}  // namespace
+
+// core::sum's twin folds every output in the CPU's order: the CPU's bits along any axes of a
+// permuted, sliced input, and mean (sum / count) with them; a full sum above the CPU's serial
+// limit is folded in fixed parts: the same bits run to run, the CPU's value to rounding.
+TEST(CudaDevice, SumsGiveTheCpusBitsAlongAnyAxes) {
+  SKIP_WITHOUT_GPU();
+  Tensor x = mul(rand({6, 5, 7}, DType::Float64), exp(mul(rand({6, 5, 7}, DType::Float64), scalar_tensor(10.0))));
+  Tensor view = slice(permute(x, {2, 0, 1}), 1, 1, 6, 2);
+  Tensor g = to_device(x, kGpu), gview = slice(permute(g, {2, 0, 1}), 1, 1, 6, 2);
+  for (const std::vector<int64_t>& axes : std::vector<std::vector<int64_t>>{{}, {0}, {1}, {2}, {0, 2}, {1, 2}}) {
+    EXPECT_TRUE(same_bytes(to_device(sum(gview, axes), cpu_device()), sum(view, axes))) << axes.size();
+    EXPECT_TRUE(same_bytes(to_device(mean(gview, axes), cpu_device()), mean(view, axes))) << axes.size();
+  }
+  EXPECT_TRUE(same_bytes(to_device(sum(g.to(DType::Float32), {1}), cpu_device()), sum(x.to(DType::Float32), {1})));
+  Tensor big = rand({70000}, DType::Float64), gbig = to_device(big, kGpu);
+  Tensor once = to_device(sum(gbig), cpu_device()), again = to_device(sum(gbig), cpu_device());
+  EXPECT_TRUE(same_bytes(once, again));
+  EXPECT_LE(worst_difference(sum(gbig), sum(big)), 1e-12);
+}
+
+// matmul's twin (cuBLAS): the CPU's values to rounding for plain, transposed, batched and
+// broadcast operands in every dtype it takes; integers refuse by name.
+TEST(CudaDevice, MatmulThroughCublasMatchesTheCpu) {
+  SKIP_WITHOUT_GPU();
+  for (DType dt : {DType::Float32, DType::Float64, DType::Complex64, DType::Complex128}) {
+    const double tol = (dt == DType::Float32 || dt == DType::Complex64) ? 1e-5 : 1e-12;
+    Tensor a = rand({3, 17, 9}, DType::Float64).to(dt), b = rand({9, 13}, DType::Float64).to(dt);
+    Tensor c = rand({13, 9}, DType::Float64).to(dt);
+    Tensor ga = to_device(a, kGpu), gb = to_device(b, kGpu), gc = to_device(c, kGpu);
+    EXPECT_LE(worst_difference(matmul(ga, gb), matmul(a, b)), tol) << dtype_name(dt) << " batched times one";
+    EXPECT_LE(worst_difference(matmul(ga, transpose(gc, 0, 1)), matmul(a, transpose(c, 0, 1))), tol)
+        << dtype_name(dt) << " times a transposed view";
+    EXPECT_LE(worst_difference(matmul(transpose(ga, 1, 2), ga), matmul(transpose(a, 1, 2), a)), tol)
+        << dtype_name(dt) << " transposed batch";
+    EXPECT_LE(worst_difference(matmul(select(ga, 0, 1), select(gb, 1, 2)), matmul(select(a, 0, 1), select(b, 1, 2))), tol)
+        << dtype_name(dt) << " matrix times vector";
+  }
+  Tensor i = to_device(from_vector({1.0, 2.0, 3.0, 4.0}, {2, 2}, DType::Int64), kGpu);
+  const std::string refused = thrown_message([&] { (void)matmul(i, i); });
+  EXPECT_NE(refused.find("core::matmul: no CUDA kernel for dtype int64"), std::string::npos) << refused;
+}
+
+// One training step of a two-layer perceptron on the GPU: forward (matmul, add with broadcasting,
+// relu, tanh), loss (sub, square, mean), backward (matmul's vjp, the bias gradients' sums,
+// relu_backward) all on the device, the CPU's loss and gradients to rounding.
+TEST(CudaDevice, PerceptronTrainingStepRunsOnTheGpuWithTheCpusValues) {
+  SKIP_WITHOUT_GPU();
+  for (DType dt : {DType::Float32, DType::Float64}) {
+    const double tol = dt == DType::Float32 ? 1e-5 : 1e-12;
+    const std::vector<Tensor> host = {rand({64, 16}, DType::Float64).to(dt), rand({16, 32}, DType::Float64).to(dt),
+                                      rand({32}, DType::Float64).to(dt),     rand({32, 1}, DType::Float64).to(dt),
+                                      rand({1}, DType::Float64).to(dt),      rand({64, 1}, DType::Float64).to(dt)};
+    auto step = [&](const Device& device) {
+      std::vector<Tensor> t;
+      for (const Tensor& h : host) t.push_back(to_device(h, device).detach());
+      for (int p = 1; p <= 4; ++p) t[p].requires_grad_(true);
+      Tensor hidden = relu(add(matmul(t[0], t[1]), t[2]));
+      Tensor out = tanh(add(matmul(hidden, t[3]), t[4]));
+      Tensor loss = mean(square(sub(out, t[5])));
+      backward({loss});
+      std::vector<Tensor> got = {loss};
+      for (int p = 1; p <= 4; ++p) got.push_back(t[p].grad());
+      return got;
+    };
+    const auto cpu = step(cpu_device()), gpu = step(kGpu);
+    for (size_t k = 0; k < cpu.size(); ++k) {
+      ASSERT_TRUE(gpu[k].defined()) << k;
+      EXPECT_EQ(gpu[k].device(), kGpu) << k;
+      EXPECT_LE(worst_difference(gpu[k], cpu[k]), tol) << dtype_name(dt) << " result " << k;
+    }
+  }
 }

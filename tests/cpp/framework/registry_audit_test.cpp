@@ -42,9 +42,10 @@ TEST(RegistryAudit, EveryOpDeclaresSamplesAndPassesCheckOp) {
 
 // Where an op has a CUDA kernel (framework/src/kernels/*.cu, over the same per-element functions
 // as its CPU kernel), check_op runs it on cuda:0 with a GPU in the process and must find the
-// CPU's bits (the twins fold every sum in the CPU's order), and without one it must report the
-// comparison as skipped (not pretend it ran). A build with nvcc registers CUDA kernels (the
-// graph ops, batch norm, the copies); one without has none at all.
+// CPU's bits (the twins fold every sum in the CPU's order), or the CPU's values to rounding where
+// the op declares .cuda_rounds_differently() (CUDA's math library, cuBLAS); without a GPU it must
+// report the comparison as skipped (not pretend it ran). A build with nvcc registers CUDA kernels
+// (the graph ops, batch norm, the copies, elementwise, matmul, sum); one without has none at all.
 TEST(RegistryAudit, CudaKernelsExistExactlyWhereBuiltWithNvccAndMatchTheCpu) {
   const char* skipped = "CPU vs CUDA: no GPU in this process, skipped";
   const char* identical = "CPU vs CUDA: identical bits";
@@ -60,7 +61,15 @@ TEST(RegistryAudit, CudaKernelsExistExactlyWhereBuiltWithNvccAndMatchTheCpu) {
     auto r = check_op(op, quick);
     EXPECT_TRUE(r.ok) << name << ": " << r.summary();
     auto noted = [&](const char* note) { return std::find(r.notes.begin(), r.notes.end(), note) != r.notes.end(); };
-    EXPECT_TRUE(noted(cuda::is_available() ? identical : skipped)) << name << ": " << r.summary();
+    auto noted_prefix = [&](const std::string& prefix) {
+      return std::any_of(r.notes.begin(), r.notes.end(), [&](const std::string& n) { return n.rfind(prefix, 0) == 0; });
+    };
+    if (!cuda::is_available())
+      EXPECT_TRUE(noted(skipped)) << name << ": " << r.summary();
+    else if (op.cuda_bitwise)
+      EXPECT_TRUE(noted(identical)) << name << ": " << r.summary();
+    else
+      EXPECT_TRUE(noted(identical) || noted_prefix("CPU vs CUDA: within tolerance")) << name << ": " << r.summary();
   }
 #if defined(SAMPAN_CUDA_KERNELS)
   EXPECT_GT(with_cuda, 0) << "built with nvcc but no core op registered a CUDA kernel";

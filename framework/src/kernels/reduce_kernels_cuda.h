@@ -1,0 +1,20 @@
+// CUDA sums (defined in reduce_kernels.cu, compiled only where nvcc exists: SAMPAN_CUDA_KERNELS)
+// over the layouts of reduce_fold.h. Pointers are device pointers; errors leave as
+// std::runtime_error. Asynchronous on the default stream.
+#pragma once
+
+#include <cstdint>
+
+#include "reduce_fold.h"
+
+namespace sampan::kernels {
+
+/// out[o] = the sum of output o's elements of x, each output folded by one thread in the CPU's
+/// order (sum_fold); with nparts > 0 (a full sum, l.nout == 1) x is folded in nparts parts into
+/// `parts` (nparts accumulators of device memory) and the parts added in order into out[0].
+/// T / Acc: float / double, double / double, int64_t / int64_t, ComplexElement<float> /
+/// ComplexElement<double>, ComplexElement<double> / ComplexElement<double>.
+template <class T, class Acc>
+void sum_cuda(const ReduceLayout& l, const T* x, T* out, Acc* parts, int64_t nparts);
+
+}  // namespace sampan::kernels

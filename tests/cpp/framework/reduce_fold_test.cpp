@@ -1,0 +1,104 @@
+// The fold of core::sum's CUDA twin (kernels/reduce_fold.h), run on the CPU: every output of
+// sliced, permuted, broadcast and multi-axis sums goes through sum_fold with the layout the op
+// layer builds, and must have the CPU sum's bits (the same order, the same accumulator). A GPU
+// runs the same function per thread. The large full sum's partition is checked too.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "sampan/ops.h"
+#include "sampan/threads.h"
+#include "../../../framework/src/kernels/reduce_fold.h"
+#include "../../../framework/src/kernels/strided_loop.h"
+#include "../../../framework/src/ops/device_elements.h"
+
+#include "../test_util.h"
+
+using namespace sampan;
+using sampan::test::uniform;
+
+namespace {
+
+template <class T> struct fold_accum { using type = T; };
+template <> struct fold_accum<float> { using type = double; };
+template <> struct fold_accum<kernels::ComplexElement<float>> { using type = kernels::ComplexElement<double>; };
+
+kernels::ReduceLayout layout_of(const Tensor& x, const std::vector<int64_t>& axes) {
+  std::vector<char> mask(x.dim(), axes.empty());
+  for (auto a : axes) mask[a < 0 ? a + x.dim() : a] = 1;
+  bool m[kernels::kMaxStridedDims] = {};
+  for (int64_t d = 0; d < x.dim(); ++d) m[d] = mask[d];
+  return kernels::reduce_layout(x.dim(), x.shape().data(), x.strides().data(), m);
+}
+
+// The sum as the CUDA threads compute it: sum_fold per output, in x's dtype's device element.
+Tensor through_sum_fold(const Tensor& x, const std::vector<int64_t>& axes) {
+  Tensor want = sum(x, axes);
+  Tensor out = Tensor::empty(want.shape(), want.dtype());
+  const auto l = layout_of(x, axes);
+  detail::visit_device_element(x.dtype(), "test", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = typename fold_accum<T>::type;
+    const T* px = static_cast<const T*>(x.raw_data());
+    T* po = static_cast<T*>(out.raw_data());
+    for (int64_t o = 0; o < l.nout; ++o) po[o] = kernels::narrow<T>(kernels::sum_fold<Acc>(l, px, o, 0, l.nred, Acc{}));
+  });
+  return out;
+}
+
+void expect_sum_bits(const char* what, const Tensor& x, const std::vector<int64_t>& axes) {
+  Tensor want = sum(x, axes), got = through_sum_fold(x, axes);
+  ASSERT_EQ(got.shape(), want.shape()) << what;
+  EXPECT_EQ(std::memcmp(got.raw_data(), want.contiguous().raw_data(), want.nbytes()), 0) << what;
+}
+
+// Values of many magnitudes, so that another order of the sums changes the last bits.
+Tensor spread(const Shape& shape, uint64_t seed) {
+  return mul(uniform(shape, -1, 1, seed), exp(uniform(shape, -6, 6, seed + 1)));
+}
+
+}  // namespace
+
+TEST(ReduceFold, EveryOutputHasTheCpuSumsBits) {
+  const Tensor a = spread({5, 7, 6}, 1);
+  expect_sum_bits("trailing axis", a, {2});
+  expect_sum_bits("leading axis (column sums)", a, {0});
+  expect_sum_bits("middle axis", a, {1});
+  expect_sum_bits("two axes", a, {0, 2});
+  expect_sum_bits("every axis", a, {});
+  expect_sum_bits("permuted", permute(a, {2, 0, 1}), {1, 2});
+  expect_sum_bits("sliced", slice(a, 1, 1, 6, 2), {1});
+  expect_sum_bits("broadcast (stride 0)", broadcast_to(spread({1, 6}, 3), {9, 6}), {0});
+  expect_sum_bits("rank 6", spread({2, 3, 2, 3, 2, 2}, 5), {1, 3, 4});
+  expect_sum_bits("float32 in float64", spread({40, 33}, 7).to(DType::Float32), {1});
+  expect_sum_bits("float32, full", spread({300}, 9).to(DType::Float32), {});
+  expect_sum_bits("complex128", complex(spread({4, 9}, 11), spread({4, 9}, 13)), {1});
+  expect_sum_bits("complex64", complex(spread({4, 9}, 15), spread({4, 9}, 17)).to(DType::Complex64), {0});
+  expect_sum_bits("int64", floor(mul(uniform({6, 5}, -1, 1, 19), scalar_tensor(1e12))).to(DType::Int64), {0});
+  expect_sum_bits("0-d", spread({}, 21), {});
+  expect_sum_bits("an empty reduced axis (sums are 0)", spread({3, 0}, 23), {1});
+}
+
+// A full sum above the CPU's serial limit: kSumParts contiguous parts that cover every element
+// once, in order; one part is the CPU's serial fold (its bits on one thread).
+TEST(ReduceFold, TheLargeFullSumsPartsCoverTheInputInOrder) {
+  const Tensor x = spread({kernels::kParallelGrain + 1001}, 25);
+  const auto l = layout_of(x, {});
+  const double* px = static_cast<const double*>(x.raw_data());
+  int64_t covered = 0;
+  for (int64_t p = 0; p < kernels::kSumParts; ++p) {
+    const int64_t r0 = l.nred * p / kernels::kSumParts, r1 = l.nred * (p + 1) / kernels::kSumParts;
+    ASSERT_EQ(r0, covered);
+    covered = r1;
+    double serial = 0.0;
+    for (int64_t r = r0; r < r1; ++r) serial += px[r];
+    ASSERT_EQ(kernels::sum_part<double>(l, px, p, kernels::kSumParts), serial) << "part " << p;
+  }
+  EXPECT_EQ(covered, l.nred);
+  const int threads = get_num_threads();
+  set_num_threads(1);
+  const double cpu = sum(x).item();
+  set_num_threads(threads);
+  EXPECT_EQ(kernels::sum_part<double>(l, px, 0, 1), cpu);
+}
