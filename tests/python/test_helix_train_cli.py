@@ -81,3 +81,35 @@ def test_finetune_errors_are_one_line(csv_file, tmp_path, capsys):
     assert cli.main(["helix", "finetune", "--dataset", str(tmp_path / "missing.csv"), "--out",
                      str(tmp_path / "m.json")] + args) == 2
     assert "missing.csv: no such file" in capsys.readouterr().err
+
+
+def test_finetune_device_errors_come_before_any_work(csv_file, tmp_path, capsys):
+    args = ["--no-progress", "--threads", "1", "--layers", "2", "--epochs", "1", "--out", str(tmp_path / "m.json")]
+    assert cli.main(["helix", "finetune", "--dataset", str(csv_file), "--device", "npu"] + args) == 2
+    assert "--device npu: device must be 'cpu', 'cuda' or 'cuda:N'" in capsys.readouterr().err
+    if not sp.cuda.is_available():
+        assert cli.main(["helix", "finetune", "--dataset", str(csv_file), "--device", "cuda"] + args) == 2
+        assert "--device cuda: no GPU in this process" in capsys.readouterr().err
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_finetune_on_the_cpu_device_records_it(csv_file, tmp_path):
+    metrics = tmp_path / "m.json"
+    assert cli.main(["helix", "finetune", "--dataset", str(csv_file), "--epochs", "1", "--seeds", "0", "--device",
+                     "cpu", "--batch-size", "8", "--layers", "2", "--emb-dim", "8", "--no-progress", "--out",
+                     str(metrics)]) == 0
+    assert json.loads(metrics.read_text())["device"] == "cpu"
+
+
+@pytest.mark.skipif(not sp.cuda.is_available(), reason=f"no GPU in this process: {sp.cuda.unavailable_reason()}")
+def test_finetune_on_the_gpu_gives_the_cpus_metrics(csv_file, tmp_path):
+    records = {}
+    for device in ("cpu", "cuda"):
+        metrics = tmp_path / f"{device}.json"
+        assert cli.main(["helix", "finetune", "--dataset", str(csv_file), "--epochs", "2", "--seeds", "0", "--device",
+                         device, "--batch-size", "8", "--layers", "2", "--emb-dim", "16", "--dropout", "0.5",
+                         "--no-progress", "--out", str(metrics)]) == 0
+        records[device] = json.loads(metrics.read_text())
+    cpu, gpu = records["cpu"]["runs"][0]["history"], records["cuda"]["runs"][0]["history"]
+    np.testing.assert_allclose(gpu["train_loss"], cpu["train_loss"], rtol=1e-4)
+    np.testing.assert_allclose(gpu["valid"], cpu["valid"], atol=1e-3)

@@ -75,11 +75,16 @@ def _count_spec(spec, what):
     return list(spec)
 
 
-def _to_tensor(x):
+def _to_tensor(x, device="cpu"):
+    """x as the network takes it on `device` (its parameters'): a NumPy array or number becomes a
+    tensor there, a tensor elsewhere is copied there, and on a GPU a batch object with a
+    ``to(device)`` method (a helix GraphBatch) is moved by it; anything else passes as it is."""
     if isinstance(x, Tensor):
-        return x
+        return x if device == "cpu" or str(x.device) == device else x.to(device)
     if isinstance(x, (np.ndarray, np.generic, numbers.Number)):
-        return make_tensor(x)
+        return make_tensor(x) if device == "cpu" else make_tensor(x, device=device)
+    if device != "cpu" and callable(getattr(x, "to", None)):
+        return x.to(device)
     return x
 
 
@@ -267,8 +272,13 @@ class Model:
 
     def _device(self):
         """The device type of the network's parameters ('cpu' when it has none)."""
+        return self._placement().split(":")[0]
+
+    def _placement(self):
+        """The device of the network's parameters ('cpu', 'cuda:0'; 'cpu' when it has none), where
+        batches are placed."""
         for p in self.network.parameters():
-            return str(p.device).split(":")[0]
+            return str(p.device)
         return "cpu"
 
     def _precision(self):
@@ -276,7 +286,8 @@ class Model:
         return self._amp.autocast(self._device()) if self._amp is not None else contextlib.nullcontext()
 
     def _forward(self, inputs):
-        inputs = [_to_tensor(x) for x in inputs]
+        device = self._placement()
+        inputs = [_to_tensor(x, device) for x in inputs]
         self._example_inputs = inputs
         call = self._parallel if self._parallel is not None else self.network
         with self._precision():
@@ -305,7 +316,7 @@ class Model:
         """A step, or None when it is skipped: ``skip`` (this rank does not run the batch) or a loss
         of None; under data parallelism every rank learns whether any skips, and all skip."""
         self.network.train()
-        labels = [_to_tensor(y) for y in labels]
+        labels = [_to_tensor(y, self._placement()) for y in labels]
         self._optimizer.zero_grad()
         outputs = loss = None
         if not skip:
@@ -340,7 +351,7 @@ class Model:
         batch (``running=False``: the metrics take the batch but are not read), in eval mode
         without a tape."""
         self.network.eval()
-        labels = [_to_tensor(y) for y in _as_list(labels)]
+        labels = [_to_tensor(y, self._placement()) for y in _as_list(labels)]
         with no_grad():
             outputs = _as_list(self._forward(_as_list(inputs)))
             logs = {}

@@ -18,6 +18,8 @@ import os
 
 import numpy as np
 
+import sampan
+
 from . import csv_columns
 from ._native import native
 from .graph_arrays import featurize_graphs
@@ -69,6 +71,17 @@ class GraphBatch:
 
     def __len__(self):
         return self.num_graphs
+
+    def to(self, device):
+        """This batch with its arrays as sampan tensors on `device` ('cpu', 'cuda'), for a model
+        there (sp.Model places batches so); the SMILES and counts stay as they are."""
+        moved = {f: sampan.tensor(np.ascontiguousarray(getattr(self, f)), device=device) for f in _BATCH_ARRAYS}
+        return dataclasses.replace(self, **moved)
+
+
+# The fields of a GraphBatch that GraphBatch.to moves.
+_BATCH_ARRAYS = ("x", "edge_index", "edge_attr", "batch", "counts", "node_offsets", "edge_counts", "y", "y_mask",
+                 "indices")
 
 
 def _ranges(starts, counts):

@@ -128,8 +128,9 @@ def predict(model, loader, classification=True):
     collected = metric_functions.MaskedMetric("roc_auc" if classification else "rmse")
     model.eval()
     with sampan.no_grad():
+        device = next((str(p.device) for p in model.parameters()), "cpu")
         for batch in as_loader(loader):
-            collected.update(*collected.compute(model(batch), batch))
+            collected.update(*collected.compute(model(batch if device == "cpu" else batch.to(device)), batch))
     return collected.arrays()
 
 
@@ -214,7 +215,7 @@ def _legacy_callbacks(saved):
 
 def finetune(model, train_loader, valid_loader, test_loader=None, epochs=100, lr=1e-3, weight_decay=0.0,
              metric="roc_auc", progress=False, description="finetune", max_batches=None, on_epoch=None,
-             checkpoint=None, checkpoint_every=5, data_parallel=None, amp=None):
+             checkpoint=None, checkpoint_every=5, data_parallel=None, amp=None, device=None):
     """Trains `model` for `epochs` (on sp.Model), evaluating validation (and test) after each
     epoch; at the end the model holds the weights of the best-validation epoch. Returns a dict
     with the history (train_loss, valid, test per epoch), best_epoch (1-based), valid and test at
@@ -228,6 +229,8 @@ def finetune(model, train_loader, valid_loader, test_loader=None, epochs=100, lr
     (see the module's notes; train_loader's batch_size is then per rank); False: on its own.
     amp: mixed precision (None, 'bfloat16', 'float16'): forward passes and losses under
     sp.amp.autocast, parameters float32 (docs/mixed-precision.md).
+    device: where to train ('cpu', 'cuda'; None: where the model is): the model is moved there
+    first, and sp.Model places each batch on it (GraphBatch.to).
 
     checkpoint: a file path. Every `checkpoint_every` epochs (and after the last) the whole
     training state is written there (sampan.helix.checkpoint: sp.Model's checkpoint state with the
@@ -238,6 +241,8 @@ def finetune(model, train_loader, valid_loader, test_loader=None, epochs=100, lr
     if size > 1:
         ranks.check_shareable(train_loader, max_batches, size, "data-parallel fine-tuning")
     classification = is_classification(metric)
+    if device is not None:
+        model.to(device)  # before the optimizer: moving makes new Parameter objects
     optimizer = sampan.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
     trained = trainer(model, optimizer, classification, metric, data_parallel=size > 1, amp=amp)  # rank 0's weights
     if size > 1:
@@ -277,7 +282,8 @@ def finetune(model, train_loader, valid_loader, test_loader=None, epochs=100, lr
 
 def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1e-3, metric="roc_auc",
                    encoder_state=None, progress=False, max_batches=None, keep_best_model=True,
-                   checkpoint_dir=None, checkpoint_every=5, on_epoch=None, data_parallel=None, amp=None):
+                   checkpoint_dir=None, checkpoint_every=5, on_epoch=None, data_parallel=None, amp=None,
+                   device=None):
     """Runs `finetune` once per seed and summarizes test (and validation) at the best-validation
     epoch as mean and standard deviation (population std, as Hu et al.'s parse script with numpy).
 
@@ -290,7 +296,7 @@ def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1
     seed<k>.json its result. A seed whose result exists is not trained again.
     on_epoch(seed, epoch, record) is called after each epoch that trains (record as in `finetune`,
     plus "seconds": the seed's training time so far, resumed sessions included), on every rank.
-    data_parallel, amp: as in `finetune`; rank 0 writes the files.
+    data_parallel, amp, device: as in `finetune`; rank 0 writes the files.
     Returns (summary dict, the model of the seed with the best validation score)."""
     _check_callback(on_epoch)  # before any seed trains, not after its first epoch
     if checkpoint_dir is not None and os.path.exists(checkpoint_dir) and not os.path.isdir(checkpoint_dir):
@@ -300,7 +306,7 @@ def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1
     for seed in seeds:
         result, model = _run_seed(make_loaders, model_config, int(seed), epochs, lr, metric, encoder_state,
                                   progress, max_batches, checkpoint_dir, checkpoint_every, keep_best_model, on_epoch,
-                                  data_parallel, amp)
+                                  data_parallel, amp, device)
         runs.append(result)
         if keep_best_model and _better(metric, result["valid"], best_valid):
             best_valid, best_model = result["valid"], model
@@ -314,7 +320,8 @@ def finetune_seeds(make_loaders, model_config, seeds=(0, 1, 2), epochs=100, lr=1
 
 
 def _run_seed(make_loaders, model_config, seed, epochs, lr, metric, encoder_state, progress, max_batches,
-              checkpoint_dir, checkpoint_every, keep_model, on_epoch=None, data_parallel=None, amp=None):
+              checkpoint_dir, checkpoint_every, keep_model, on_epoch=None, data_parallel=None, amp=None,
+              device=None):
     """(result, model or None) of one seed, resumed or skipped when checkpoint_dir says so."""
     rank, size = training_ranks(data_parallel)
     result_path = ckpt_path = None
@@ -345,7 +352,8 @@ def _run_seed(make_loaders, model_config, seed, epochs, lr, metric, encoder_stat
     seed_epoch = None if on_epoch is None else (lambda epoch, record: on_epoch(seed, epoch, record))
     result = finetune(model, train_loader, valid_loader, test_loader, epochs, lr, metric=metric,
                       progress=progress, description=f"seed {seed}", max_batches=max_batches, on_epoch=seed_epoch,
-                      checkpoint=ckpt_path, checkpoint_every=checkpoint_every, data_parallel=size > 1, amp=amp)
+                      checkpoint=ckpt_path, checkpoint_every=checkpoint_every, data_parallel=size > 1, amp=amp,
+                      device=device)
     result["seed"] = seed
     if checkpoint_dir is not None:
         if rank == 0:
@@ -372,7 +380,8 @@ def default_metric(dataset):
 def finetune_dataset(dataset, split="scaffold", seeds=(0, 1, 2), epochs=100, batch_size=32, lr=1e-3, metric=None,
                      num_layers=5, emb_dim=300, conv="gin", jk="last", pool="mean", dropout=0.5, encoder_path=None,
                      progress=False, max_batches=None, eval_batch_size=256, checkpoint_dir=None, checkpoint_every=5,
-                     keep_best_model=True, on_epoch=None, virtual_node=False, data_parallel=None, amp=None):
+                     keep_best_model=True, on_epoch=None, virtual_node=False, data_parallel=None, amp=None,
+                     device=None):
     """Hu et al.'s fine-tuning protocol on a MoleculeDataset (sampan.helix.data): split (the
     deterministic scaffold split by default; a seeded split uses seed 0 for every run so that all
     seeds see the same molecules; or (train, valid, test) index arrays, used as they are), one run per seed, test at the best-validation epoch as mean +-
@@ -380,7 +389,8 @@ def finetune_dataset(dataset, split="scaffold", seeds=(0, 1, 2), epochs=100, bat
     checkpoint_dir: per-seed checkpoints and results that make the call resumable (finetune_seeds).
     on_epoch(seed, epoch, record): called after every epoch (finetune_seeds).
     virtual_node: OGB's virtual node in the encoder (GIN-virtual).
-    data_parallel: as in `finetune` (batch_size is per rank); amp: mixed precision, as in `finetune`.
+    data_parallel: as in `finetune` (batch_size is per rank); amp: mixed precision, device: where to
+    train ('cpu', 'cuda'), as in `finetune`.
     Returns (summary dict, best model)."""
     from .split import split_dataset
     from .data import DataLoader
@@ -409,8 +419,9 @@ def finetune_dataset(dataset, split="scaffold", seeds=(0, 1, 2), epochs=100, bat
                 DataLoader(test, eval_batch_size))
 
     summary, best = finetune_seeds(loaders, config, seeds, epochs, lr, metric, encoder_state, progress, max_batches,
-                                   keep_best_model, checkpoint_dir, checkpoint_every, on_epoch, data_parallel, amp)
-    summary.update(amp=amp, split=split, split_sizes=[len(train), len(valid), len(test)], batch_size=batch_size,
+                                   keep_best_model, checkpoint_dir, checkpoint_every, on_epoch, data_parallel, amp,
+                                   device)
+    summary.update(amp=amp, device=device or "cpu", split=split, split_sizes=[len(train), len(valid), len(test)], batch_size=batch_size,
                    molecules=len(dataset), tasks=dataset.num_tasks, task_names=list(dataset.label_names),
                    featurizer=dataset.featurizer,
                    pretrained=None if encoder_path is None else {"path": str(encoder_path), "provenance": provenance},

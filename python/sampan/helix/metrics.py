@@ -13,7 +13,7 @@ from ..metric import Metric
 
 
 def _as_2d(name, a):
-    a = np.asarray(a.numpy() if hasattr(a, "numpy") else a)
+    a = np.asarray(a.cpu().numpy() if isinstance(a, Tensor) else a.numpy() if hasattr(a, "numpy") else a)
     if a.ndim == 1:
         a = a[:, None]
     if a.ndim != 2:
@@ -141,7 +141,7 @@ class MaskedMetric(Metric):
     def compute(self, output, batch):
         if self.classification:
             output = output.sigmoid()
-        pred = output.numpy() if isinstance(output, Tensor) else np.asarray(output)
+        pred = output.cpu().numpy() if isinstance(output, Tensor) else np.asarray(output)
         return (pred.astype(np.float64), _numpy(batch.y).astype(np.float64), _numpy(batch.y_mask).astype(bool))
 
     def update(self, pred, y_true, mask):
@@ -163,4 +163,4 @@ class MaskedMetric(Metric):
 
 
 def _numpy(a):
-    return a.numpy() if isinstance(a, Tensor) else np.asarray(a)
+    return a.cpu().numpy() if isinstance(a, Tensor) else np.asarray(a)

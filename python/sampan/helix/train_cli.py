@@ -77,6 +77,8 @@ def add_finetune_parser(subparsers):
     p.add_argument("--virtual-node", action="store_true",
                    help="OGB's virtual node in the encoder (GIN-virtual): a graph-wide node added to every "
                         "atom before each layer")
+    p.add_argument("--device", default="cpu",
+                   help="where to train: cpu (default), cuda or cuda:N (the model and each batch go there)")
     _model_arguments(p, dropout=0.5)
     p.set_defaults(run=run_finetune)
     return p
@@ -146,12 +148,29 @@ def run_pretrain(args):
     return _reported(_pretrain)(args)
 
 
+def _device_problem(sampan, device):
+    """Why training cannot run on `device` (a name that is no device, no GPU in this process), or
+    None; asked before the dataset is read."""
+    from .._device import device_argument
+    try:
+        name = device_argument(device, "--device")
+    except ValueError as e:
+        return str(e).split(": ", 1)[1]
+    if name != "cpu" and not sampan.cuda.is_available():
+        return f"no GPU in this process ({sampan.cuda.unavailable_reason()})"
+    return None
+
+
 def _finetune(args):
     import sampan
     from .. import distributed as dist
     from .finetune import finetune_dataset, save_model
     if args.threads:
         sampan.set_num_threads(args.threads)
+    problem = _device_problem(sampan, args.device)
+    if problem:
+        print(f"sampan helix finetune: error: --device {args.device}: {problem}", file=sys.stderr)
+        return 2
     dataset, official_split = _load(args, True, official_split=True)
     if dataset.num_tasks == 0:
         print(f"sampan helix finetune: error: {args.dataset} has no label columns", file=sys.stderr)
@@ -166,7 +185,7 @@ def _finetune(args):
                                      args.metric, args.layers, args.emb_dim, args.conv, args.jk, args.pool,
                                      args.dropout, args.pretrained, progress=not args.no_progress,
                                      max_batches=args.max_batches, checkpoint_dir=args.checkpoint_dir,
-                                     virtual_node=args.virtual_node, amp=args.amp)
+                                     virtual_node=args.virtual_node, amp=args.amp, device=args.device)
     if not root:
         return 0
     if best is None:

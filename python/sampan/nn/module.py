@@ -354,7 +354,10 @@ class Module:
         with sampan.no_grad():
             for key, (module, registry, name) in targets.items():
                 if key in state_dict:
-                    sampan.copy_(getattr(module, registry)[name], state_dict[key])
+                    target, value = getattr(module, registry)[name], state_dict[key]
+                    if isinstance(value, sampan.Tensor) and value.device != target.device:
+                        value = value.to(target.device)  # e.g. a CPU checkpoint into a model on the GPU
+                    sampan.copy_(target, value)
         return IncompatibleKeys(missing, unexpected)
 
     # ---- printing ----------------------------------------------------------------------------

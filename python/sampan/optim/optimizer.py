@@ -149,7 +149,7 @@ class Optimizer:
 
     def load_state_dict(self, state_dict):
         """Restores hyperparameters and state from ``state_dict`` (tensors are copied and
-        converted to each parameter's dtype). The groups must have the same sizes as now."""
+        converted to each parameter's dtype and device). The groups must have the same sizes as now."""
         if not isinstance(state_dict, dict) or "state" not in state_dict or "param_groups" not in state_dict:
             raise ValueError(f"{type(self).__name__}.load_state_dict: expected a dict with 'state' and "
                              "'param_groups' (from Optimizer.state_dict())")
@@ -181,6 +181,8 @@ class Optimizer:
     def _restore(value, param):
         if isinstance(value, Tensor):
             value = value.detach()
+            if value.device != param.device:  # state saved from the CPU goes to a GPU parameter's device
+                value = value.to(param.device)
             # Moments take the parameter's dtype; counters (integer tensors) keep theirs.
             if value.dtype.is_differentiable and value.dtype != param.dtype:
                 return value.to(param.dtype)
