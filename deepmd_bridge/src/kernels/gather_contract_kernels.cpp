@@ -81,15 +81,9 @@ void gather_contract_em_grad_cpu(const T* dout, const T* g, const int64_t* rows,
 template <class T>
 void gather_contract_g_grad_cpu(const T* em, const T* dout, const int64_t* rows, int64_t A, int64_t K, int64_t C,
                                 int64_t M, int64_t R, T* dg) {
-  // the (a, k) of each output row, in increasing order (a counting sort)
   const int64_t n = A * K;
-  std::vector<int64_t> start(static_cast<std::size_t>(R + 1), 0), entries(static_cast<std::size_t>(n));
-  for (int64_t j = 0; j < n; ++j) ++start[rows[j] + 1];
-  for (int64_t r = 0; r < R; ++r) start[r + 1] += start[r];
-  {
-    std::vector<int64_t> next(start.begin(), start.end() - 1);
-    for (int64_t j = 0; j < n; ++j) entries[next[rows[j]]++] = j;
-  }
+  std::vector<int64_t> start(static_cast<std::size_t>(R + 1)), entries(static_cast<std::size_t>(n));
+  row_entries(rows, n, R, start.data(), entries.data());
 #pragma omp parallel for if (n * C * M > kParallelWork) schedule(static)
   for (int64_t r = 0; r < R; ++r) {
     T* out = dg + r * M;
@@ -99,6 +93,14 @@ void gather_contract_g_grad_cpu(const T* em, const T* dout, const int64_t* rows,
       add_weighted_rows(em + j * C, dout + (j / K) * C * M, C, M, out);
     }
   }
+}
+
+void row_entries(const int64_t* rows, int64_t n, int64_t R, int64_t* start, int64_t* entries) {
+  for (int64_t r = 0; r <= R; ++r) start[r] = 0;
+  for (int64_t j = 0; j < n; ++j) ++start[rows[j] + 1];
+  for (int64_t r = 0; r < R; ++r) start[r + 1] += start[r];
+  std::vector<int64_t> next(start, start + R);
+  for (int64_t j = 0; j < n; ++j) entries[next[rows[j]]++] = j;
 }
 
 #define SAMPAN_DEEPMD_INSTANTIATE(T)                                                                               \

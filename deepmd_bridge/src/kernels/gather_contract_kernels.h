@@ -34,4 +34,9 @@ template <class T>
 void gather_contract_g_grad_cpu(const T* em, const T* dout, const int64_t* rows, int64_t A, int64_t K, int64_t C,
                                 int64_t M, int64_t R, T* dg);
 
+/// The (a, k) naming each row r of g, in increasing j = a*K + k: entries[start[r]] ..
+/// entries[start[r + 1] - 1] (a counting sort of rows[0 .. n), n = A*K; start has R + 1 entries).
+/// gather_contract_g_grad sums each row over them, on the CPU and the GPU alike.
+void row_entries(const int64_t* rows, int64_t n, int64_t R, int64_t* start, int64_t* entries);
+
 }  // namespace sampan::deepmd::kernels

@@ -13,6 +13,11 @@
 #include <string>
 
 #include "kernels/gather_contract_kernels.h"
+#if defined(SAMPAN_CUDA_KERNELS)
+#include <stdexcept>
+
+#include "kernels/layer_kernels_cuda.h"
+#endif
 #include "sampan/dispatch.h"
 #include "sampan/error.h"
 #include "sampan/op.h"
@@ -66,6 +71,68 @@ void check_row_values(const Tensor& rows, int64_t R, const char* op) {
 
 const std::vector<DType> kFloatTypes = {DType::Float32, DType::Float64};
 
+#if defined(SAMPAN_CUDA_KERNELS)
+// The CUDA twins (kernels/layer_kernels.cu): rows are checked on the host, as on the CPU.
+template <class F> void run_device(F f) {
+  try {
+    f();
+  } catch (const std::runtime_error& e) {
+    throw RuntimeError(e.what());
+  }
+}
+Tensor host_rows(const Tensor& rows, int64_t R, const char* op) {
+  Tensor host = to_device(rows, cpu_device());
+  check_row_values(host, R, op);
+  return host;
+}
+
+void contract_on_cuda(const Tensor& em_in, const Tensor& g_in, const Tensor& rows_in, Tensor& out) {
+  Tensor em = c(em_in), g = c(g_in), rows = c(rows_in);
+  host_rows(rows, g.size(0), "deepmd::gather_contract");
+  visit_floating(em.dtype(), "deepmd::gather_contract", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    run_device([&] {
+      kernels::gather_contract_cuda<T>(static_cast<const T*>(em.raw_data()), static_cast<const T*>(g.raw_data()),
+                                       static_cast<const int64_t*>(rows.raw_data()), em.size(0), em.size(1),
+                                       em.size(2), g.size(1), static_cast<T*>(out.raw_data()));
+    });
+  });
+}
+
+void em_grad_on_cuda(const Tensor& h_in, const Tensor& g_in, const Tensor& rows_in, Tensor& dem) {
+  Tensor h = c(h_in), g = c(g_in), rows = c(rows_in);
+  host_rows(rows, g.size(0), "deepmd::gather_contract_em_grad");
+  visit_floating(h.dtype(), "deepmd::gather_contract_em_grad", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    run_device([&] {
+      kernels::gather_contract_em_grad_cuda<T>(static_cast<const T*>(h.raw_data()), static_cast<const T*>(g.raw_data()),
+                                               static_cast<const int64_t*>(rows.raw_data()), h.size(0), dem.size(1),
+                                               h.size(1), h.size(2), static_cast<T*>(dem.raw_data()));
+    });
+  });
+}
+
+// The counting sort of rows on the host (row_entries, as the CPU kernel), then one thread per
+// output element on the GPU.
+void g_grad_on_cuda(const Tensor& em_in, const Tensor& h_in, const Tensor& rows_in, int64_t num_rows,
+                                 Tensor& dg) {
+  Tensor em = c(em_in), h = c(h_in);
+  const Tensor rows = host_rows(c(rows_in), num_rows, "deepmd::gather_contract_g_grad");
+  Tensor start = Tensor::empty({num_rows + 1}, DType::Int64), entries = Tensor::empty({rows.numel()}, DType::Int64);
+  kernels::row_entries(rows.data<int64_t>(), rows.numel(), num_rows, start.data<int64_t>(), entries.data<int64_t>());
+  const Tensor start_gpu = to_device(start, dg.device()), entries_gpu = to_device(entries, dg.device());
+  visit_floating(em.dtype(), "deepmd::gather_contract_g_grad", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    run_device([&] {
+      kernels::gather_contract_g_grad_cuda<T>(static_cast<const T*>(em.raw_data()), static_cast<const T*>(h.raw_data()),
+                                              static_cast<const int64_t*>(start_gpu.raw_data()),
+                                              static_cast<const int64_t*>(entries_gpu.raw_data()), em.size(1),
+                                              em.size(2), h.size(2), num_rows, static_cast<T*>(dg.raw_data()));
+    });
+  });
+}
+#endif
+
 }  // namespace
 
 SAMPAN_OP(deepmd, gather_contract)
@@ -92,6 +159,9 @@ SAMPAN_OP(deepmd, gather_contract)
                                         em.size(2), g.size(1), out.data<T>());
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(contract_on_cuda)
+#endif
     .vjp([](const VjpContext& ctx) -> Grads {
       Tensor w = ctx.grad_output(0), em = ctx.input(0), g = ctx.input(1), rows = ctx.input(2);
       return {ctx.needs_grad(0) ? em_grad_op()(w, g, rows)[0] : Tensor(),
@@ -127,6 +197,10 @@ SAMPAN_OP(deepmd, gather_contract_em_grad)
                                                 h.size(1), h.size(2), dem.data<T>());
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(em_grad_on_cuda)
+    .cuda_rounds_differently()  // the CPU sums over m in SIMD lanes
+#endif
     .vjp([](const VjpContext& ctx) -> Grads {
       Tensor w = ctx.grad_output(0), h = ctx.input(0), g = ctx.input(1), rows = ctx.input(2);
       return {ctx.needs_grad(0) ? contract_op()(w, g, rows)[0] : Tensor(),
@@ -161,6 +235,9 @@ SAMPAN_OP(deepmd, gather_contract_g_grad)
                                                em.size(1), em.size(2), h.size(2), num_rows, dg.data<T>());
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(g_grad_on_cuda)
+#endif
     .vjp([](const VjpContext& ctx) -> Grads {
       Tensor w = ctx.grad_output(0), em = ctx.input(0), h = ctx.input(1), rows = ctx.input(2);
       return {ctx.needs_grad(0) ? em_grad_op()(h, w, rows)[0] : Tensor(),

@@ -16,6 +16,11 @@
 #include <string>
 
 #include "kernels/tanh_layer_kernels.h"
+#if defined(SAMPAN_CUDA_KERNELS)
+#include <stdexcept>
+
+#include "kernels/layer_kernels_cuda.h"
+#endif
 #include "sampan/dispatch.h"
 #include "sampan/error.h"
 #include "sampan/op.h"
@@ -70,6 +75,21 @@ void check_matrix(const TensorSpec& t, const char* op, const char* name) {
 
 const std::vector<DType> kFloatTypes = {DType::Float32, DType::Float64};
 
+#if defined(SAMPAN_CUDA_KERNELS)
+// Runs launch(Tag<T>) for t's dtype, the CUDA launcher's std::runtime_error as sampan's.
+template <class F> void on_cuda(const Tensor& t, const char* op, F launch) {
+  visit_floating(t.dtype(), op, [&](auto tag) {
+    try {
+      launch(tag);
+    } catch (const std::runtime_error& e) {
+      throw RuntimeError(e.what());
+    }
+  });
+}
+template <class T> const T* in(const Tensor& t) { return static_cast<const T*>(t.raw_data()); }
+template <class T> T* at(Tensor& t) { return static_cast<T*>(t.raw_data()); }
+#endif
+
 }  // namespace
 
 SAMPAN_OP(deepmd, bias_tanh)
@@ -95,6 +115,16 @@ SAMPAN_OP(deepmd, bias_tanh)
         kernels::bias_tanh_cpu<T>(u.data<T>(), b.data<T>(), u.size(0), u.size(1), y.data<T>());
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& u_in, const Tensor& b_in, Tensor& y) {
+      Tensor u = c(u_in), b = c(b_in);
+      on_cuda(u, "deepmd::bias_tanh", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        kernels::bias_tanh_cuda<T>(in<T>(u), in<T>(b), u.size(0), u.size(1), at<T>(y));
+      });
+    })
+    .cuda_rounds_differently()  // CUDA's tanh; the CPU's float64 one is glibc's vector tanh
+#endif
     .vjp([](const VjpContext& ctx) -> Grads {
       Tensor du = tanh_backward_op()(ctx.take_grad_output(0), ctx.output(0))[0];  // may write over g
       return {du, ctx.needs_grad(1) ? sum(du, {0}) : Tensor()};
@@ -122,6 +152,15 @@ SAMPAN_OP(deepmd, tanh_backward)
         kernels::tanh_backward_cpu<T>(g.data<T>(), y.data<T>(), g.numel(), out.data<T>());
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& g_in, const Tensor& y_in, Tensor& out) {
+      Tensor g = c(g_in), y = c(y_in);
+      on_cuda(g, "deepmd::tanh_backward", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        kernels::tanh_backward_cuda<T>(in<T>(g), in<T>(y), g.numel(), at<T>(out));
+      });
+    })
+#endif
     .output_may_reuse({"g"})  // one elementwise loop
     .vjp([](const VjpContext& ctx) -> Grads {
       Tensor h = ctx.grad_output(0), g = ctx.input(0), y = ctx.input(1);
@@ -157,6 +196,15 @@ SAMPAN_OP(deepmd, tanh_backward_vjp)
         kernels::tanh_backward_vjp_cpu<T>(g.data<T>(), h.data<T>(), y.data<T>(), g.numel(), dg.data<T>(), dy.data<T>());
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& g_in, const Tensor& h_in, const Tensor& y_in, Tensor& dg, Tensor& dy) {
+      Tensor g = c(g_in), h = c(h_in), y = c(y_in);
+      on_cuda(g, "deepmd::tanh_backward_vjp", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        kernels::tanh_backward_vjp_cuda<T>(in<T>(g), in<T>(h), in<T>(y), g.numel(), at<T>(dg), at<T>(dy));
+      });
+    })
+#endif
     .vjp([](const VjpContext& ctx) -> Grads {
       // dg = h (1 - y^2) and dy = -2 g h y with cotangents a and b:
       //   d g = -2 b h y, d h = a (1 - y^2) - 2 g b y, d y = -2 a h y - 2 g h b
@@ -188,6 +236,15 @@ SAMPAN_OP(deepmd, tanh_curvature)
         kernels::tanh_curvature_cpu<T>(g.data<T>(), h.data<T>(), y.data<T>(), g.numel(), out.data<T>());
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& g_in, const Tensor& h_in, const Tensor& y_in, Tensor& out) {
+      Tensor g = c(g_in), h = c(h_in), y = c(y_in);
+      on_cuda(g, "deepmd::tanh_curvature", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        kernels::tanh_curvature_cuda<T>(in<T>(g), in<T>(h), in<T>(y), g.numel(), at<T>(out));
+      });
+    })
+#endif
     .vjp([](const VjpContext& ctx) -> Grads {
       Tensor w = ctx.grad_output(0), g = ctx.input(0), h = ctx.input(1), y = ctx.input(2);
       const OpHandle& curv = tanh_curvature_op();
@@ -221,6 +278,15 @@ SAMPAN_OP(deepmd, add_tiled)
         kernels::add_tiled_cpu<T>(y.data<T>(), x.data<T>(), x.size(0), x.size(1), y.size(1) / x.size(1), z.data<T>());
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& y_in, const Tensor& x_in, Tensor& z) {
+      Tensor y = c(y_in), x = c(x_in);
+      on_cuda(y, "deepmd::add_tiled", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        kernels::add_tiled_cuda<T>(in<T>(y), in<T>(x), x.size(0), x.size(1), y.size(1) / x.size(1), at<T>(z));
+      });
+    })
+#endif
     .vjp([](const VjpContext& ctx) -> Grads {
       Tensor g = ctx.grad_output(0);
       return {ctx.needs_grad(0) ? g : Tensor(),
@@ -249,6 +315,15 @@ SAMPAN_OP(deepmd, fold_columns)
         kernels::fold_columns_cpu<T>(g.data<T>(), g.size(0), width, g.size(1) / width, out.data<T>());
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& g_in, int64_t width, Tensor& out) {
+      Tensor g = c(g_in);
+      on_cuda(g, "deepmd::fold_columns", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        kernels::fold_columns_cuda<T>(in<T>(g), g.size(0), width, g.size(1) / width, at<T>(out));
+      });
+    })
+#endif
     .vjp([](const VjpContext& ctx) -> Grads {
       return {tile_columns_op()(ctx.grad_output(0), ctx.input(0).size(1) / ctx.attr<int64_t>(1))[0]};
     })
@@ -274,6 +349,15 @@ SAMPAN_OP(deepmd, tile_columns)
         kernels::tile_columns_cpu<T>(x.data<T>(), x.size(0), x.size(1), times, out.data<T>());
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& x_in, int64_t times, Tensor& out) {
+      Tensor x = c(x_in);
+      on_cuda(x, "deepmd::tile_columns", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        kernels::tile_columns_cuda<T>(in<T>(x), x.size(0), x.size(1), times, at<T>(out));
+      });
+    })
+#endif
     .vjp([](const VjpContext& ctx) -> Grads { return {fold_columns_op()(ctx.grad_output(0), ctx.input(0).size(1))[0]}; })
     .dtypes(kFloatTypes)
     .sample([] { return Values{sample_args::uniform({3, 2}, -1, 1, 31), int64_t{3}}; })
