@@ -36,7 +36,8 @@ stage() (  # a subshell with -e: any failing copy stops the packing
   # Every library the binaries load, but glibc's and the driver's, which belong to that machine,
   # and cuBLAS (about 600 MB; that machine has CUDA 13's own, found by `run`).
   ldd "${binaries[@]}" | awk '/=> \//{print $3}' | sort -u |
-    grep -Ev '/(libc|libm|libmvec|libpthread|libdl|librt|libresolv)\.so|ld-linux|libcuda\.so|libnvidia|libcublas' >"$dir/libs.txt"
+    grep -Ev '/(libc|libm|libmvec|libpthread|libdl|librt|libresolv)\.so|ld-linux|libcuda\.so|libnvidia|libcublas' |
+    awk -F/ '!seen[$NF]++' >"$dir/libs.txt"  # one copy of a library found under two paths
   # Paths as in this checkout, unpacked there into the working tree's copy: the tests find the
   # op libraries they load (build/examples/...) and the data by the paths they were built with.
   mkdir -p "$dir/tmp/build/gpu-check/lib"

@@ -1,7 +1,8 @@
 // sampan GPU benchmark: the ops with CUDA twins, timed on cuda:0 against the CPU (1 thread and all
 // threads) in one run, and the GPU's effective bandwidth against a device-to-device copy measured
 // in the same run (the bandwidth bound these memory-bound ops can reach). Sizes: elementwise add and
-// mul over 2^28 float32 (dense, a row broadcast, a transposed operand); a message-passing
+// mul over 2^28 float32 (dense, a row broadcast, a transposed operand); sums of 2^28 float32 (all,
+// rows, columns), exp, a perceptron's training step; matmul against cuBLAS called directly; a message-passing
 // batch of 100,000 nodes x 256 features and 400,000 edges; DeePMD's se_e2_a ops for 12,288 centres
 // x 138 slots (sel 46 + 92, 15% empty), the size of the replicated 12,000-atom water box.
 //
@@ -19,6 +20,11 @@
 #include <string>
 #include <vector>
 
+#if defined(SAMPAN_BENCH_CUBLAS)
+#include <cublas_v2.h>
+#endif
+
+#include "sampan/autograd.h"
 #include "sampan/cuda.h"
 #include "sampan/op.h"
 #include "sampan/ops.h"
@@ -110,6 +116,27 @@ int main(int argc, char** argv) {
                      [](const std::vector<Tensor>& t) { (void)add(transpose(t[0], 0, 1), t[1]); },
                      {a, transpose(b, 0, 1).contiguous()}});
   }
+  {  // reductions, a math-library op and a training step over the ops that now have CUDA twins
+    const int64_t rows = 65536, cols = 4096;
+    Tensor a = randn({rows, cols}, DType::Float32, &gen);
+    const double gib = static_cast<double>(rows * cols) * 4;
+    cases.push_back({"sum 2^28 float32 (all)", gib, [](const std::vector<Tensor>& t) { (void)sum(t[0]); }, {a}});
+    cases.push_back({"sum [65536x4096] rows", gib, [](const std::vector<Tensor>& t) { (void)sum(t[0], {1}); }, {a}});
+    cases.push_back({"sum [65536x4096] columns", gib, [](const std::vector<Tensor>& t) { (void)sum(t[0], {0}); }, {a}});
+    cases.push_back({"exp 2^28 float32", 2 * gib, [](const std::vector<Tensor>& t) { (void)exp(t[0]); }, {a}});
+    // A perceptron's training step: [8192, 512] -> 512 -> relu -> 1, mean squared error, backward.
+    Tensor x = randn({8192, 512}, DType::Float32, &gen), w1 = randn({512, 512}, DType::Float32, &gen);
+    Tensor w2 = randn({512, 1}, DType::Float32, &gen), y = randn({8192, 1}, DType::Float32, &gen);
+    cases.push_back({"MLP step 8192x512x512", 0.0,
+                     [](const std::vector<Tensor>& t) {
+                       Tensor w1 = t[1].detach(), w2 = t[2].detach();
+                       w1.requires_grad_(true);
+                       w2.requires_grad_(true);
+                       Tensor loss = mean(square(sub(matmul(relu(matmul(t[0], w1)), w2), t[3])));
+                       backward({loss});
+                     },
+                     {x, w1, w2, y}});
+  }
   {
     const int64_t n = 100000, e = 400000, f = 256;
     Tensor x = randn({n, f}, DType::Float32, &gen);
@@ -155,5 +182,41 @@ int main(int argc, char** argv) {
 #endif
   for (const Case& c : cases) report(c, repeats, copy_bandwidth, all_threads);
   std::printf("\nGPU GB/s: compulsory bytes of one call / GPU time; /copy: that over the 1 GiB copy's rate.\n");
+#if defined(SAMPAN_BENCH_CUBLAS)
+  // core::matmul on the GPU against cuBLAS called directly on the same device buffers (the bound
+  // of a twin that is cuBLAS plus the op layer's work).
+  std::printf("\n%-26s %12s %12s %8s\n", "matmul n x n x n", "sampan TF/s", "cuBLAS TF/s", "ratio");
+  cublasHandle_t handle = nullptr;
+  cublasCreate(&handle);
+  for (DType dt : {DType::Float32, DType::Float64}) {
+    for (int64_t n : {1024, 4096, 8192}) {
+      Tensor a = to_device(randn({n, n}, dt, &gen), kGpu), b = to_device(randn({n, n}, dt, &gen), kGpu);
+      Tensor c = to_device(zeros({n, n}, dt), kGpu);
+      auto ours = [&] {
+        (void)matmul(a, b);
+        cuda::synchronize();
+      };
+      auto direct = [&] {
+        const int k = static_cast<int>(n);
+        if (dt == DType::Float32) {
+          const float one = 1, zero = 0;
+          cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, k, k, k, &one, static_cast<const float*>(b.raw_data()), k,
+                      static_cast<const float*>(a.raw_data()), k, &zero, static_cast<float*>(c.raw_data()), k);
+        } else {
+          const double one = 1, zero = 0;
+          cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, k, k, k, &one, static_cast<const double*>(b.raw_data()), k,
+                      static_cast<const double*>(a.raw_data()), k, &zero, static_cast<double*>(c.raw_data()), k);
+        }
+        cuda::synchronize();
+      };
+      ours();
+      direct();
+      const double flops = 2.0 * n * n * n, t_ours = min_time(repeats, ours), t_direct = min_time(repeats, direct);
+      std::printf("%-7s %-18lld %12.1f %12.1f %8.3f\n", dtype_name(dt), static_cast<long long>(n),
+                  flops / t_ours / 1e12, flops / t_direct / 1e12, t_direct / t_ours);
+    }
+  }
+  cublasDestroy(handle);
+#endif
   return 0;
 }
