@@ -42,9 +42,10 @@ inline void require_exact_src(const char* op, const Shape& want, DType dtype, co
                  shape_str(src.shape()), " ", dtype_name(src.dtype()));
 }
 
-/// A copy on the host (CPU tensor) of an integer index tensor that lives on the GPU.
-inline Tensor index_to_host(const char* op, const char* name, const Tensor& index) {
-  require_contiguous(op, name, index);
+/// A copy on the host (CPU tensor) of an integer index tensor that lives on the GPU; a strided
+/// index (a column x[:, c] of a feature matrix) is made contiguous on the GPU first.
+inline Tensor index_to_host(const char* op, const char* name, const Tensor& index_in) {
+  const Tensor index = index_in.is_contiguous() ? index_in : index_in.contiguous();
   Tensor host = Tensor::empty(index.shape(), index.dtype());
   if (host.nbytes()) run_device([&] { kernels::copy_to_host_cuda(host.raw_data(), index.raw_data(), host.nbytes()); });
   return host;
