@@ -118,8 +118,10 @@ run() {
   py=$(command -v python3 || true)
   if [[ -n $py ]] && [[ -n $(ls "$repo_root"/python/sampan/_C.cpython-"$("$py" -c 'import sys; print(f"{sys.version_info[0]}{sys.version_info[1]}")')"-*.so 2>/dev/null) ]]; then
     say "Python GPU tests: see tests.log"
-    (cd "$repo_root" && PYTHONPATH=python timeout 120 "$py" -m pytest tests/python/test_cuda.py -q -p no:cacheprovider) >>"$out/tests.log" 2>&1
-    say "  pytest tests/python/test_cuda.py: rc $?"
+    local gpu_tests=(tests/python/test_cuda.py tests/python/test_creation_device.py tests/python/test_module_device.py
+                     tests/python/test_helix_device.py)
+    (cd "$repo_root" && PYTHONPATH=python timeout 150 "$py" -m pytest "${gpu_tests[@]}" -q -p no:cacheprovider) >>"$out/tests.log" 2>&1
+    say "  pytest ${gpu_tests[*]}: rc $?"
   else
     say "Python GPU tests: not run (the extension is built for another Python than this machine's ${py:-none})"
   fi

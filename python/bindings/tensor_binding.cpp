@@ -116,6 +116,7 @@ py::object item(const Tensor& t) {
   if (jit::Tracer* tracer = jit::detail::active_tracer()) tracer->record_data_read(t);  // a guard
   SAMPAN_CHECK(t.numel() == 1, ValueError, "item() needs a tensor with exactly one element, got shape ", shape_str(t.shape()));
   Tensor c = t.detach().contiguous();
+  if (!c.device().is_cpu()) c = to_device(c, cpu_device());  // one element copied back (loss.item() on a GPU)
   const void* p = c.raw_data();
   switch (c.dtype()) {
     case DType::Bool: return py::bool_(*static_cast<const bool*>(p));

@@ -93,7 +93,8 @@ ROUNDING_UNARY = ["exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "
                             + ["relu_backward", "cast", "clone", "copy_", "adam_update_", "sum", "mean", "matmul",
                                "exp_", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
                                "logical_xor", "logical_not", "isnan", "where", "clamp", "clamp_", "softplus",
-                               "select_scatter", "slice_scatter", "diagonal_scatter"]])
+                               "select_scatter", "slice_scatter", "diagonal_scatter", "amax", "amin", "softmax",
+                               "log_softmax"]])
 def test_elementwise_and_view_ops_have_cuda_kernels_exactly_where_cuda_is_built(op):
     assert ("cuda" in sp.ops.schema(op)["devices"]) == sp.cuda.built(), op
 
@@ -240,6 +241,35 @@ def test_comparisons_where_clamp_and_scatters_on_the_gpu_give_the_cpus_bits():
     np.testing.assert_array_equal(sp.clamp(gx, -0.5, 0.5).cpu().numpy(), sp.clamp(cx, -0.5, 0.5).numpy())
     np.testing.assert_array_equal(sp.select_scatter(gx, gy, 0, 2).cpu().numpy(), sp.select_scatter(cx, cy, 0, 2).numpy())
     np.testing.assert_allclose(sp.softplus(gx).cpu().numpy(), sp.softplus(cx).numpy(), rtol=1e-15)
+
+
+@needs_gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_classifier_trains_on_the_gpu_with_cross_entropy(dtype):
+    rng = np.random.default_rng(17)
+    x = rng.standard_normal((96, 6)).astype(dtype)
+    labels = (x[:, 0] > 0).astype(np.int64) + (x[:, 1] > 0).astype(np.int64)
+    losses = {}
+    for device in ("cpu", "cuda"):
+        sp.manual_seed(1)
+        model = sp.nn.Sequential(sp.nn.Linear(6, 16), sp.nn.ReLU(), sp.nn.Linear(16, 3)).to(device, getattr(sp, dtype))
+        opt = sp.optim.SGD(model.parameters(), lr=0.1)
+        xs, ys = sp.tensor(x, device=device), sp.tensor(labels, device=device)
+        losses[device] = []
+        for _ in range(15):
+            opt.zero_grad()
+            loss = sp.nn.functional.cross_entropy(model(xs), ys)
+            loss.backward()
+            opt.step()
+            losses[device].append(float(loss.cpu().numpy()))
+    assert losses["cuda"][-1] < losses["cuda"][0]
+    np.testing.assert_allclose(losses["cuda"], losses["cpu"], rtol=1e-4 if dtype == "float32" else 1e-10)
+
+
+@needs_gpu
+def test_item_bool_and_float_of_a_gpu_tensor_read_its_element_back():
+    g = sp.tensor([2.5]).cuda()
+    assert g.item() == 2.5 and float(g) == 2.5 and bool(g > 2.0) and int(sp.tensor([7]).cuda()) == 7
 
 
 @needs_gpu

@@ -1,4 +1,4 @@
-// The sum of core::sum's CUDA twin, per output, in the CPU's order: each output folds its reduced
+// The folds of core::sum's and core::amax / amin's CUDA twins, per output, in the CPU's order: each output folds its reduced
 // elements one after another in row-major order of the reduced dimensions, as
 // kernels::reduce_strided (reduce_loop.h) does, into the CPU's accumulator type (float32 in
 // float64). Written once for host and device, so a CPU test (tests/cpp/framework/reduce_fold_test.cpp)
@@ -54,9 +54,25 @@ template <class T, class A> SAMPAN_HOST_DEVICE inline T narrow(ComplexElement<A>
   return T{static_cast<decltype(T{}.re)>(a.re), static_cast<decltype(T{}.re)>(a.im)};
 }
 
-/// init + the reduced elements r0 <= r < r1 of output o (kept dimensions row-major), in order.
-template <class Acc, class T>
-SAMPAN_HOST_DEVICE inline Acc sum_fold(const ReduceLayout& l, const T* x, int64_t o, int64_t r0, int64_t r1, Acc init) {
+/// a + v in the accumulator: core::sum's step.
+struct SumFoldStep {
+  template <class Acc, class T> SAMPAN_HOST_DEVICE Acc operator()(Acc a, T v) const { return a + widen<Acc>(v); }
+};
+/// core::amax / amin's step (the CPU's ExtremeStep): a NaN, once met, stays; then the larger
+/// (smaller) of the two. x != x is the NaN test for floating elements and false for integers.
+template <bool Max> struct ExtremeFoldStep {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T a, T v) const {
+    if (a != a) return a;
+    if (v != v) return v;
+    return Max ? (v > a ? v : a) : (v < a ? v : a);
+  }
+};
+
+/// step(...step(step(init, x_r0), x_r0+1)..., x_r1-1) over the reduced elements r0 <= r < r1 of
+/// output o (kept dimensions row-major), in order: reduce_strided's walk.
+template <class Acc, class T, class Step>
+SAMPAN_HOST_DEVICE inline Acc fold(const ReduceLayout& l, const T* x, int64_t o, int64_t r0, int64_t r1, Acc init,
+                                   Step step) {
   Acc a = init;
   if (r0 >= r1) return a;
   int64_t base = 0;
@@ -72,7 +88,7 @@ SAMPAN_HOST_DEVICE inline Acc sum_fold(const ReduceLayout& l, const T* x, int64_
     off += idx[d] * l.reduced_strides[d];
   }
   for (int64_t r = r0; r < r1; ++r) {
-    a = a + widen<Acc>(x[base + off]);
+    a = step(a, x[base + off]);
     for (int d = l.nreduced - 1; d >= 0; --d) {
       off += l.reduced_strides[d];
       if (++idx[d] < l.reduced_shape[d]) break;
@@ -81,6 +97,12 @@ SAMPAN_HOST_DEVICE inline Acc sum_fold(const ReduceLayout& l, const T* x, int64_
     }
   }
   return a;
+}
+
+/// init + the reduced elements r0 <= r < r1 of output o, in order (core::sum's fold).
+template <class Acc, class T>
+SAMPAN_HOST_DEVICE inline Acc sum_fold(const ReduceLayout& l, const T* x, int64_t o, int64_t r0, int64_t r1, Acc init) {
+  return fold(l, x, o, r0, r1, init, SumFoldStep{});
 }
 
 /// Part p of nparts of a full sum: its elements nred*p/nparts <= r < nred*(p+1)/nparts.

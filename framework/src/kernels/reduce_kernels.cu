@@ -1,4 +1,4 @@
-// CUDA twin of core::sum: one thread per output folding its elements in the CPU's order
+// CUDA twins of core::sum and core::amax / amin: one thread per output folding its elements in the CPU's order
 // (reduce_fold.h), or for one large full sum kSumParts threads each folding a contiguous part and
 // one thread adding the parts in order. Deterministic: no atomics, a fixed partition.
 #include "reduce_kernels_cuda.h"
@@ -23,7 +23,48 @@ template <class T, class Acc> __global__ void add_parts_kernel(const Acc* parts,
   out[0] = narrow<T>(a);
 }
 
+template <class T, bool Max> __global__ void extreme_outputs_kernel(ReduceLayout l, const T* x, T* out, T init) {
+  SAMPAN_GRID_STRIDE_LOOP(o, l.nout) { out[o] = fold(l, x, o, 0, l.nred, init, ExtremeFoldStep<Max>{}); }
+}
+
+template <class T, bool Max>
+__global__ void extreme_parts_kernel(ReduceLayout l, const T* x, T init, T* parts, int64_t nparts) {
+  SAMPAN_GRID_STRIDE_LOOP(p, nparts) {
+    parts[p] = fold(l, x, 0, l.nred * p / nparts, l.nred * (p + 1) / nparts, init, ExtremeFoldStep<Max>{});
+  }
+}
+
+template <class T, bool Max> __global__ void combine_extremes_kernel(const T* parts, int64_t nparts, T init, T* out) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  T a = init;
+  for (int64_t p = 0; p < nparts; ++p) a = ExtremeFoldStep<Max>{}(a, parts[p]);
+  out[0] = a;
+}
+
 }  // namespace
+
+template <class T, bool Max>
+void extreme_cuda(const ReduceLayout& l, const T* x, T* out, T init, T* parts, int64_t nparts) {
+  if (l.nout == 0) return;
+  if (nparts > 0) {
+    extreme_parts_kernel<T, Max><<<cuda::blocks_for(nparts), cuda::kThreads>>>(l, x, init, parts, nparts);
+    cuda::check(cudaGetLastError(), "extreme_cuda parts (launch)");
+    combine_extremes_kernel<T, Max><<<1, 1>>>(parts, nparts, init, out);
+    cuda::check(cudaGetLastError(), "extreme_cuda combine (launch)");
+    return;
+  }
+  extreme_outputs_kernel<T, Max><<<cuda::blocks_for(l.nout), cuda::kThreads>>>(l, x, out, init);
+  cuda::check(cudaGetLastError(), "extreme_cuda (launch)");
+}
+
+#define SAMPAN_INSTANTIATE_EXTREME(T)                                                                 \
+  template void extreme_cuda<T, true>(const ReduceLayout&, const T*, T*, T, T*, int64_t);           \
+  template void extreme_cuda<T, false>(const ReduceLayout&, const T*, T*, T, T*, int64_t);
+SAMPAN_INSTANTIATE_EXTREME(float)
+SAMPAN_INSTANTIATE_EXTREME(double)
+SAMPAN_INSTANTIATE_EXTREME(int32_t)
+SAMPAN_INSTANTIATE_EXTREME(int64_t)
+#undef SAMPAN_INSTANTIATE_EXTREME
 
 template <class T, class Acc>
 void sum_cuda(const ReduceLayout& l, const T* x, T* out, Acc* parts, int64_t nparts) {

@@ -17,4 +17,11 @@ namespace sampan::kernels {
 template <class T, class Acc>
 void sum_cuda(const ReduceLayout& l, const T* x, T* out, Acc* parts, int64_t nparts);
 
+/// out[o] = the maximum (Max) or minimum of output o's elements (NaN propagates), each output
+/// folded by one thread from init (-inf / +inf, or the integer type's extremes); with nparts > 0
+/// (a full reduction) in nparts parts into `parts`, combined in order. T: float, double, int32_t,
+/// int64_t. A maximum is exact: the CPU's bits whatever the partition.
+template <class T, bool Max>
+void extreme_cuda(const ReduceLayout& l, const T* x, T* out, T init, T* parts, int64_t nparts);
+
 }  // namespace sampan::kernels

@@ -169,7 +169,8 @@ Grads extreme_vjp(const VjpContext& c) {
   Tensor weight;
   {
     NoGradGuard no_grad;
-    Tensor hit = constant_mask(x, out, x.dtype(), [](auto a, auto b) { return a == b; });
+    Tensor hit = x.device().is_cpu() ? constant_mask(x, out, x.dtype(), [](auto a, auto b) { return a == b; })
+                                     : eq(x.detach(), out).to(x.dtype());  // the same 0/1 mask, on the GPU
     weight = div(hit, sum(hit, axes, true));
   }
   return {mul(g, weight)};
@@ -240,6 +241,31 @@ void mean_kernel(const Tensor& x, const std::vector<int64_t>& axes, bool keepdim
   Tensor s = sum(x.dtype() == out.dtype() ? x : cast(x, out.dtype()), axes, keepdim);
   copy_(out, div(s, scalar_like(static_cast<double>(count), s)));
 }
+
+#if defined(SAMPAN_CUDA_KERNELS)
+// core::amax / amin on the GPU: every output folded by one thread as the CPU folds it; a full
+// reduction above the CPU's serial size in kSumParts parts combined in order (exact either way).
+template <bool Max> void extreme_on_cuda(const Tensor& x, const std::vector<int64_t>& axes, bool, Tensor& out) {
+  const char* name = Max ? "core::amax" : "core::amin";
+  SAMPAN_CHECK(x.dim() <= kernels::kMaxStridedDims, NotImplementedError, name, ": on CUDA, at most ",
+               kernels::kMaxStridedDims, " dimensions, got ", x.dim());
+  const auto m = reduced_mask(axes, x.dim());
+  bool mask[kernels::kMaxStridedDims] = {};
+  for (size_t d = 0; d < m.size(); ++d) mask[d] = m[d];
+  const kernels::ReduceLayout layout = kernels::reduce_layout(x.dim(), x.shape().data(), x.strides().data(), mask);
+  cuda_support::visit_cuda_dtype(x.dtype(), name, false, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const int64_t nparts = layout.nout == 1 && layout.nred > kernels::kParallelGrain ? kernels::kSumParts : 0;
+    Tensor parts;
+    if (nparts) parts = Tensor::empty({nparts}, x.dtype(), out.device());
+    cuda_support::run_device([&] {
+      kernels::extreme_cuda<T, Max>(layout, static_cast<const T*>(x.raw_data()), static_cast<T*>(out.raw_data()),
+                                    extreme_init<Max, T>(), nparts ? static_cast<T*>(parts.raw_data()) : nullptr,
+                                    nparts);
+    });
+  });
+}
+#endif
 
 #if defined(SAMPAN_CUDA_KERNELS)
 // core::sum on the GPU: x converted to the output's dtype (as on the CPU), then every output folded
@@ -434,6 +460,9 @@ SAMPAN_OP(core, amax)
       return extreme_spec("amax", x, axes, keepdim);
     })
     .cpu(extreme_kernel<true>)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(extreme_on_cuda<true>)
+#endif
     .vjp(extreme_vjp)
     .samples([] { return std::vector<Values>{{f64({2, 3}), IntList{1}, false}}; });
 
@@ -448,6 +477,9 @@ SAMPAN_OP(core, amin)
       return extreme_spec("amin", x, axes, keepdim);
     })
     .cpu(extreme_kernel<false>)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(extreme_on_cuda<false>)
+#endif
     .vjp(extreme_vjp)
     .samples([] { return std::vector<Values>{{f64({2, 3, 2}), IntList{0, 2}, true}}; });
 

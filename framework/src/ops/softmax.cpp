@@ -34,6 +34,24 @@ template <bool Log> void softmax_kernel(const Tensor& x, int64_t axis, Tensor& o
   });
 }
 
+#if defined(SAMPAN_CUDA_KERNELS)
+// On the GPU: the same stable recipe composed of ops with CUDA twins (the row maximum subtracted,
+// exp, the sum along the axis), so CUDA's exp and the composition's rounding: the CPU's values
+// to rounding.
+template <bool Log> void softmax_on_cuda(const Tensor& x, int64_t axis, Tensor& out) {
+  Tensor xc = x.to(out.dtype());
+  if (xc.numel() == 0) return;
+  if (xc.dim() == 0) {  // one line of one element: softmax 1, log_softmax 0
+    copy_(out, scalar_tensor(Log ? 0.0 : 1.0, out.dtype(), out.device()));
+    return;
+  }
+  const int64_t d = normalize_axis(axis, xc.dim());
+  Tensor shifted = sub(xc, amax(xc, {d}, true));
+  Tensor e = exp(shifted), total = sum(e, {d}, true);
+  copy_(out, Log ? sub(shifted, log(total)) : div(e, total));
+}
+#endif
+
 }  // namespace
 
 SAMPAN_OP(core, softmax)
@@ -45,6 +63,10 @@ SAMPAN_OP(core, softmax)
     .dtypes({DType::Float32, DType::Float64})
     .shape(softmax_spec)
     .cpu(softmax_kernel<false>)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(softmax_on_cuda<false>)
+    .cuda_rounds_differently()
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       // dy_i/dx_j = y_i (delta_ij - y_j): grad = y * (g - sum(g * y)).
       Tensor y = c.output(0), g = c.grad_output(0);
@@ -62,6 +84,10 @@ SAMPAN_OP(core, log_softmax)
     .dtypes({DType::Float32, DType::Float64})
     .shape(softmax_spec)
     .cpu(softmax_kernel<true>)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(softmax_on_cuda<true>)
+    .cuda_rounds_differently()
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       // d(log y_i)/dx_j = delta_ij - y_j: grad = g - softmax * sum(g).
       Tensor y = c.output(0), g = c.grad_output(0);

@@ -258,3 +258,24 @@ TEST(CudaDevice, PerceptronTrainingStepRunsOnTheGpuWithTheCpusValues) {
     }
   }
 }
+
+// amax / amin (exact: the CPU's bits, NaN included) and softmax / log_softmax composed of them on
+// the GPU (the CPU's values to rounding), forward and backward.
+TEST(CudaDevice, ExtremesAndSoftmaxRunOnTheGpu) {
+  SKIP_WITHOUT_GPU();
+  Tensor x = mul(rand({6, 70000}, DType::Float64), scalar_tensor(40.0));
+  Tensor g = to_device(x, kGpu);
+  EXPECT_TRUE(same_bytes(to_device(amax(g), cpu_device()), amax(x)));
+  EXPECT_TRUE(same_bytes(to_device(amin(g, {1}), cpu_device()), amin(x, {1})));
+  EXPECT_TRUE(same_bytes(to_device(amax(transpose(g, 0, 1), {1}), cpu_device()), amax(transpose(x, 0, 1), {1})));
+  for (int64_t axis : {0, 1}) {
+    EXPECT_LE(worst_difference(softmax(g, axis), softmax(x, axis)), 1e-12) << axis;
+    EXPECT_LE(worst_difference(log_softmax(g, axis), log_softmax(x, axis)), 1e-12) << axis;
+  }
+  Tensor leaf = to_device(slice(x, 1, 0, 9), kGpu).detach(), cpu_leaf = slice(x, 1, 0, 9).detach();
+  leaf.requires_grad_(true);
+  cpu_leaf.requires_grad_(true);
+  backward({sum(mul(log_softmax(leaf, 1), amax(leaf, {0}, true)))});
+  backward({sum(mul(log_softmax(cpu_leaf, 1), amax(cpu_leaf, {0}, true)))});
+  EXPECT_LE(worst_difference(leaf.grad(), cpu_leaf.grad()), 1e-12);
+}

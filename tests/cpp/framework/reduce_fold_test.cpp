@@ -1,10 +1,14 @@
-// The fold of core::sum's CUDA twin (kernels/reduce_fold.h), run on the CPU: every output of
-// sliced, permuted, broadcast and multi-axis sums goes through sum_fold with the layout the op
-// layer builds, and must have the CPU sum's bits (the same order, the same accumulator). A GPU
-// runs the same function per thread. The large full sum's partition is checked too.
+// The folds of core::sum's and core::amax / amin's CUDA twins (kernels/reduce_fold.h), run on the
+// CPU: every output of sliced, permuted, broadcast and multi-axis reductions goes through the fold
+// with the layout the op layer builds, and must have the CPU op's bits (the same order, the same
+// accumulator, NaN kept). A GPU runs the same function per thread. The large full sum's
+// partition is checked too.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "sampan/ops.h"
@@ -101,4 +105,34 @@ TEST(ReduceFold, TheLargeFullSumsPartsCoverTheInputInOrder) {
   const double cpu = sum(x).item();
   set_num_threads(threads);
   EXPECT_EQ(kernels::sum_part<double>(l, px, 0, 1), cpu);
+}
+
+// amax / amin: the extreme fold from the CPU's initial value, NaN propagating as on the CPU.
+TEST(ReduceFold, ExtremesHaveTheCpuBitsNanIncluded) {
+  Tensor x = spread({5, 7, 6}, 31);
+  Tensor with_nan = x.clone();
+  with_nan.data<double>()[17] = std::nan("");
+  for (const Tensor& t : {x, with_nan, permute(x, {2, 0, 1}), x.to(DType::Int64)}) {
+    for (const std::vector<int64_t>& axes : std::vector<std::vector<int64_t>>{{}, {0}, {2}, {0, 1}}) {
+      for (bool max : {true, false}) {
+        Tensor want = max ? amax(t, axes) : amin(t, axes);
+        Tensor got = Tensor::empty(want.shape(), want.dtype());
+        const auto l = layout_of(t, axes);
+        detail::visit_device_element(t.dtype(), "test", [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          if constexpr (std::is_same_v<T, double> || std::is_same_v<T, int64_t>) {
+            const T init = max ? (std::is_floating_point_v<T> ? -INFINITY : std::numeric_limits<T>::lowest())
+                               : (std::is_floating_point_v<T> ? INFINITY : std::numeric_limits<T>::max());
+            for (int64_t o = 0; o < l.nout; ++o)
+              got.data<T>()[o] = max ? kernels::fold(l, static_cast<const T*>(t.raw_data()), o, 0, l.nred, init,
+                                                     kernels::ExtremeFoldStep<true>{})
+                                     : kernels::fold(l, static_cast<const T*>(t.raw_data()), o, 0, l.nred, init,
+                                                     kernels::ExtremeFoldStep<false>{});
+          }
+        });
+        EXPECT_EQ(std::memcmp(got.raw_data(), want.contiguous().raw_data(), want.nbytes()), 0)
+            << (max ? "amax" : "amin") << " over " << axes.size() << " axes, dtype " << dtype_name(t.dtype());
+      }
+    }
+  }
 }
