@@ -31,8 +31,10 @@ def __array__(self, dtype=None, copy=None):  # noqa: N807 (NumPy protocol)
 
 
 def tolist(self):
-    """Nested Python lists of Python numbers (a number for a 0-d tensor)."""
-    return numpy(self.detach()).tolist()
+    """Nested Python lists of Python numbers (a number for a 0-d tensor); a GPU tensor is copied
+    to the CPU first."""
+    t = self.detach()
+    return numpy(t if t.device == "cpu" else t._to_device("cpu")).tolist()
 
 
 def _repr(self):

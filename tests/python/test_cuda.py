@@ -270,6 +270,15 @@ def test_a_classifier_trains_on_the_gpu_with_cross_entropy(dtype):
 def test_item_bool_and_float_of_a_gpu_tensor_read_its_element_back():
     g = sp.tensor([2.5]).cuda()
     assert g.item() == 2.5 and float(g) == 2.5 and bool(g > 2.0) and int(sp.tensor([7]).cuda()) == 7
+    assert sp.tensor([[1.5, 2.0]]).cuda().tolist() == [[1.5, 2.0]]
+
+
+@needs_gpu
+def test_batch_norm_without_affine_parameters_trains_on_the_gpu():
+    x = np.random.default_rng(2).standard_normal((8, 3))
+    want = sp.nn.BatchNorm1d(3, affine=False)(sp.tensor(x)).numpy()
+    got = sp.nn.BatchNorm1d(3, affine=False).cuda()(sp.tensor(x).cuda())
+    np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-12)
 
 
 @needs_gpu

@@ -145,8 +145,8 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
         if fused:
             # core::batch_norm_train: statistics, normalization and affine map in one op, its
             # gradient in one more (the composition below made ~10 ops each way).
-            w = weight if weight is not None else sampan.ones(x.shape[1], dtype=x.dtype)
-            b = bias if bias is not None else sampan.zeros(x.shape[1], dtype=x.dtype)
+            w = weight if weight is not None else sampan.ones(x.shape[1], dtype=x.dtype, device=x.device)
+            b = bias if bias is not None else sampan.zeros(x.shape[1], dtype=x.dtype, device=x.device)
             y, mean, var = sampan.ops.core.batch_norm_train(x, w, b, float(eps))
         else:
             mean = sampan.mean(x, axes, False)
