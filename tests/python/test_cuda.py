@@ -274,6 +274,28 @@ def test_item_bool_and_float_of_a_gpu_tensor_read_its_element_back():
 
 
 @needs_gpu
+@pytest.mark.parametrize("norm_type", [2.0, float("inf")])
+def test_gradient_clipping_of_gpu_gradients_gives_the_cpus_norm(norm_type):
+    grads = [np.random.default_rng(k).standard_normal((5, 7)).astype(np.float32) for k in range(3)]
+    norms, clipped = {}, {}
+    for device in ("cpu", "cuda"):
+        params = [sp.nn.Parameter(sp.zeros(5, 7, device=device)) for _ in grads]
+        for p, g in zip(params, grads):
+            p.grad = sp.tensor(g, device=device)
+        norms[device] = float(sp.nn.utils.clip_grad_norm_(params, 1.0, norm_type))
+        clipped[device] = [p.grad.cpu().numpy() for p in params]
+    assert norms["cuda"] == pytest.approx(norms["cpu"], rel=1e-12)
+    for a, b in zip(clipped["cuda"], clipped["cpu"]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+@needs_gpu
+def test_losses_put_numpy_targets_on_the_inputs_device():
+    got = sp.nn.functional.mse_loss(sp.tensor([1.0, 2.0]).cuda(), np.array([1.5, 2.0]))
+    assert got.device == "cuda:0" and got.item() == pytest.approx(0.125)
+
+
+@needs_gpu
 def test_batch_norm_without_affine_parameters_trains_on_the_gpu():
     x = np.random.default_rng(2).standard_normal((8, 3))
     want = sp.nn.BatchNorm1d(3, affine=False)(sp.tensor(x)).numpy()

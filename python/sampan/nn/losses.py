@@ -21,7 +21,7 @@ def _check_same_shape(input, target, what):
     if not isinstance(input, Tensor):
         raise TypeError(f"{what}: input must be a Tensor, got {type(input).__name__}")
     if not isinstance(target, Tensor):
-        target = sampan.tensor(target, dtype=input.dtype)
+        target = sampan.tensor(target, dtype=input.dtype, device=input.device)
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(f"{what}: input shape {tuple(input.shape)} and target shape {tuple(target.shape)} "
                          "differ (reshape one of them; losses do not broadcast)")
@@ -99,7 +99,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean
     present = None
     if mask is not None:
         if not isinstance(mask, Tensor):
-            mask = sampan.tensor(mask)
+            mask = sampan.tensor(mask, device=input.device)
         present = mask if mask.dtype == sampan.bool else mask != 0
         present = sampan.broadcast_to(present, input.shape)
         target = sampan.where(present, target, sampan.zeros_like(target))  # NaN labels where absent
