@@ -201,26 +201,32 @@ def test_matmul_on_the_gpu_gives_the_cpus_values_to_rounding(dtype):
         np.testing.assert_allclose(got.cpu().numpy(), left @ right, rtol=rtol, atol=rtol)
 
 
+def _losses_on(device, layers, dtype, make_optimizer, loss_fn, x, y, steps, seed):
+    """The losses of `steps` full-batch steps of Sequential(*layers()) on `device`, and the model."""
+    sp.manual_seed(seed)
+    model = sp.nn.Sequential(*layers()).to(device, getattr(sp, dtype))
+    opt = make_optimizer(model.parameters())
+    xs, ys = sp.tensor(x, device=device), sp.tensor(y, device=device)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = loss_fn(model(xs), ys)
+        loss.backward()
+        opt.step()
+        losses.append(float(loss.cpu().numpy()))
+    assert all(p.device == ("cuda:0" if device == "cuda" else "cpu") for p in model.parameters())
+    return losses
+
+
 @needs_gpu
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_a_perceptron_trains_on_the_gpu_with_the_cpus_losses(dtype):
     rng = np.random.default_rng(11)
     x = rng.standard_normal((128, 8)).astype(dtype)
     y = np.sin(x.sum(axis=1, keepdims=True)).astype(dtype)
-    losses = {}
-    for device in ("cpu", "cuda"):
-        sp.manual_seed(0)
-        model = sp.nn.Sequential(sp.nn.Linear(8, 32), sp.nn.ReLU(), sp.nn.Linear(32, 1)).to(device, getattr(sp, dtype))
-        opt = sp.optim.Adam(model.parameters(), lr=1e-2)
-        xs, ys = sp.tensor(x, device=device), sp.tensor(y, device=device)
-        losses[device] = []
-        for _ in range(20):
-            opt.zero_grad()
-            loss = sp.nn.functional.mse_loss(model(xs), ys)
-            loss.backward()
-            opt.step()
-            losses[device].append(float(loss.cpu().numpy()))
-        assert all(p.device == ("cuda:0" if device == "cuda" else "cpu") for p in model.parameters())
+    losses = {d: _losses_on(d, lambda: [sp.nn.Linear(8, 32), sp.nn.ReLU(), sp.nn.Linear(32, 1)], dtype,
+                            lambda ps: sp.optim.Adam(ps, lr=1e-2), sp.nn.functional.mse_loss, x, y, 20, 0)
+              for d in ("cpu", "cuda")}
     assert losses["cuda"][-1] < 0.5 * losses["cuda"][0]  # it learns
     np.testing.assert_allclose(losses["cuda"], losses["cpu"], rtol=1e-4 if dtype == "float32" else 1e-10)
 
@@ -249,19 +255,9 @@ def test_a_classifier_trains_on_the_gpu_with_cross_entropy(dtype):
     rng = np.random.default_rng(17)
     x = rng.standard_normal((96, 6)).astype(dtype)
     labels = (x[:, 0] > 0).astype(np.int64) + (x[:, 1] > 0).astype(np.int64)
-    losses = {}
-    for device in ("cpu", "cuda"):
-        sp.manual_seed(1)
-        model = sp.nn.Sequential(sp.nn.Linear(6, 16), sp.nn.ReLU(), sp.nn.Linear(16, 3)).to(device, getattr(sp, dtype))
-        opt = sp.optim.SGD(model.parameters(), lr=0.1)
-        xs, ys = sp.tensor(x, device=device), sp.tensor(labels, device=device)
-        losses[device] = []
-        for _ in range(15):
-            opt.zero_grad()
-            loss = sp.nn.functional.cross_entropy(model(xs), ys)
-            loss.backward()
-            opt.step()
-            losses[device].append(float(loss.cpu().numpy()))
+    losses = {d: _losses_on(d, lambda: [sp.nn.Linear(6, 16), sp.nn.ReLU(), sp.nn.Linear(16, 3)], dtype,
+                            lambda ps: sp.optim.SGD(ps, lr=0.1), sp.nn.functional.cross_entropy, x, labels, 15, 1)
+              for d in ("cpu", "cuda")}
     assert losses["cuda"][-1] < losses["cuda"][0]
     np.testing.assert_allclose(losses["cuda"], losses["cpu"], rtol=1e-4 if dtype == "float32" else 1e-10)
 
