@@ -103,6 +103,14 @@ run() {
       --gtest_filter='Cuda*:RegistryAudit*:StridedLayout*' >"$out/memcheck.log" 2>&1
     local rc=$?
     say "compute-sanitizer memcheck (framework Cuda*, RegistryAudit*): rc $rc, $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)"
+    timeout 120 "$sanitizer" --tool memcheck --error-exitcode 3 build/tests/cpp/sampan_quantum_tests \
+      --gtest_filter='QuantumCuda*:QuantumRegistryAudit*' >"$out/memcheck_quantum.log" 2>&1
+    rc=$?
+    say "compute-sanitizer memcheck (quantum QuantumCuda*, QuantumRegistryAudit*): rc $rc, $(grep -E 'ERROR SUMMARY' "$out/memcheck_quantum.log" | tail -1)"
+    timeout 120 "$sanitizer" --tool memcheck --error-exitcode 3 build/tests/cpp/sampan_deepmd_bridge_tests \
+      --gtest_filter='DeepPotDevice*:DeepmdRegistryAudit*' >"$out/memcheck_deepmd.log" 2>&1
+    rc=$?
+    say "compute-sanitizer memcheck (deepmd DeepPotDevice*, DeepmdRegistryAudit*): rc $rc, $(grep -E 'ERROR SUMMARY' "$out/memcheck_deepmd.log" | tail -1)"
   else
     say "compute-sanitizer: not found on this machine (skipped)"
   fi
@@ -119,7 +127,8 @@ run() {
   if [[ -n $py ]] && [[ -n $(ls "$repo_root"/python/sampan/_C.cpython-"$("$py" -c 'import sys; print(f"{sys.version_info[0]}{sys.version_info[1]}")')"-*.so 2>/dev/null) ]]; then
     say "Python GPU tests: see tests.log"
     local gpu_tests=(tests/python/test_cuda.py tests/python/test_creation_device.py tests/python/test_module_device.py
-                     tests/python/test_helix_device.py)
+                     tests/python/test_helix_device.py tests/python/test_quantum_device.py
+                     tests/python/test_deepmd_device.py)
     (cd "$repo_root" && PYTHONPATH=python timeout 150 "$py" -m pytest "${gpu_tests[@]}" -q -p no:cacheprovider) >>"$out/tests.log" 2>&1
     say "  pytest ${gpu_tests[*]}: rc $?"
   else

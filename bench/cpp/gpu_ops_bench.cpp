@@ -4,7 +4,8 @@
 // mul over 2^28 float32 (dense, a row broadcast, a transposed operand); sums of 2^28 float32 (all,
 // rows, columns), exp, a perceptron's training step; matmul against cuBLAS called directly; a message-passing
 // batch of 100,000 nodes x 256 features and 400,000 edges; DeePMD's se_e2_a ops for 12,288 centres
-// x 138 slots (sel 46 + 92, 15% empty), the size of the replicated 12,000-atom water box.
+// x 138 slots (sel 46 + 92, 15% empty), the size of the replicated 12,000-atom water box; a dense
+// 1-qubit gate on a 30-qubit complex128 state at four targets.
 //
 //   build/bench/gpu_ops_bench [REPEATS]      (prints the reason and exits 0 where there is no GPU)
 //
@@ -34,6 +35,10 @@ using namespace sampan;
 
 #if defined(SAMPAN_BENCH_DEEPMD)
 extern "C" int sampan_deepmd_bridge_registered();
+#endif
+#if defined(SAMPAN_BENCH_QUANTUM)
+#include "kernels/gates.h"
+#include "kernels/gates_cuda.h"
 #endif
 
 namespace {
@@ -182,6 +187,33 @@ int main(int argc, char** argv) {
 #endif
   for (const Case& c : cases) report(c, repeats, copy_bandwidth, all_threads);
   std::printf("\nGPU GB/s: compulsory bytes of one call / GPU time; /copy: that over the 1 GiB copy's rate.\n");
+#if defined(SAMPAN_BENCH_QUANTUM)
+  {  // One dense 1-qubit gate on a 30-qubit complex128 state (16 GiB, read and written once) on
+     // the GPU; the CPU (all threads, the AVX2 kernel) on 26 qubits, scaled by 16 to 30.
+    const int n = 30, n_cpu = 26;
+    const std::complex<double> m[4] = {{0.6, 0.0}, {0.0, -0.8}, {0.0, -0.8}, {0.6, 0.0}};
+    Tensor psi = Tensor::empty({int64_t(1) << n}, DType::Complex128, kGpu);
+    auto* amps = reinterpret_cast<quantum::kernels::DeviceAmp*>(psi.raw_data());
+    quantum::kernels::zero_state_cuda(amps, n);
+    std::vector<std::complex<double>> host(size_t(1) << n_cpu, 0.0);
+    host[0] = 1;
+    std::printf("\n%-26s %10s %10s %9s %9s %7s\n", "1-qubit gate, 30 qubits", "CPUn ms*16", "GPU ms", "vs CPUn",
+                "GPU GB/s", "/copy");
+    for (int t : {0, 5, 15, 29}) {
+      auto gate = [&] {
+        quantum::kernels::apply_dense_cuda(amps, n, &t, 1, 0, m);
+        cuda::synchronize();
+      };
+      gate();
+      const double gpu = min_time(repeats, gate);
+      const int tc = std::min(t, n_cpu - 1);
+      const double cpu = 16 * min_time(3, [&] { quantum::kernels::apply_1q(host.data(), n_cpu, tc, m); });
+      const double bw = 2.0 * static_cast<double>(psi.nbytes()) / gpu;
+      std::printf("target %-19d %10.1f %10.3f %8.1fx %9.0f %7.2f\n", t, cpu * 1e3, gpu * 1e3, cpu / gpu, bw / 1e9,
+                  bw / copy_bandwidth);
+    }
+  }
+#endif
 #if defined(SAMPAN_BENCH_CUBLAS)
   // core::matmul on the GPU against cuBLAS called directly on the same device buffers (the bound
   // of a twin that is cuBLAS plus the op layer's work).

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "adjoint_sweep.h"
 #include "cache_blocking.h"
 #include "fusion.h"
 #include "gate_apply.h"
@@ -129,6 +130,20 @@ Resolved resolve(const Gate& g, const double* params, const std::vector<double>&
   return r;
 }
 
+std::vector<C> adjoint_matrix(const std::vector<C>& m) {
+  size_t dim = 1;
+  while (dim * dim < m.size()) dim *= 2;
+  std::vector<C> r(m.size());
+  for (size_t i = 0; i < dim; ++i)
+    for (size_t j = 0; j < dim; ++j) r[i * dim + j] = std::conj(m[j * dim + i]);
+  return r;
+}
+
+C inner_on_cpu(const C* lam, const C* phi, int n, const Resolved& d) {
+  return d.targets.size() == 1 ? kernels::inner_1q(lam, phi, n, d.targets[0], d.m.data(), d.cmask)
+                               : kernels::inner_2q(lam, phi, n, d.targets[0], d.targets[1], d.m.data(), d.cmask);
+}
+
 void apply(C* a, int n, const Gate& g, const Resolved& r, bool adjoint) {
   const int t = r.targets.back();
   if (r.fast) {
@@ -146,17 +161,16 @@ void apply(C* a, int n, const Gate& g, const Resolved& r, bool adjoint) {
   // No copy of the matrix unless it is conjugated: the cache-blocked executor calls this once
   // per unit and block.
   const size_t dim = size_t(1) << r.targets.size();
-  std::vector<C> dagger;
-  if (adjoint) {
-    dagger.resize(dim * dim);
-    for (size_t i = 0; i < dim; ++i)
-      for (size_t j = 0; j < dim; ++j) dagger[i * dim + j] = std::conj(r.m[j * dim + i]);
-  }
+  const std::vector<C> dagger = adjoint ? adjoint_matrix(r.m) : std::vector<C>();
   const C* m = adjoint ? dagger.data() : r.m.data();
   if (dim == 2) kernels::apply_1q(a, n, t, m, r.cmask);
   else if (dim == 4) kernels::apply_2q(a, n, r.targets[0], r.targets[1], m, r.cmask);
   else kernels::apply_kq(a, n, r.targets, m, r.cmask);
 }
+
+C pauli_term_phase(const PauliTerm& t) { return std::pow(kI, t.n_y) * t.coeff; }
+
+double pauli_term_value(const PauliTerm& t, C folded) { return t.coeff * (std::pow(kI, t.n_y) * folded).real(); }
 
 namespace {
 
@@ -165,13 +179,9 @@ void apply_hamiltonian(const C* psi, const std::vector<PauliTerm>& h, int n, C* 
   const int64_t N = int64_t(1) << n;
   for (int64_t i = 0; i < N; ++i) out[i] = 0;
   for (const auto& term : h) {
-    const C phase = std::pow(kI, term.n_y) * term.coeff;
+    const C phase = pauli_term_phase(term);
 #pragma omp parallel for if (uint64_t(N) >= kernels::kParallelAmps) schedule(static)
-    for (int64_t i = 0; i < N; ++i) {
-      const uint64_t u = static_cast<uint64_t>(i);
-      const double sign = (__builtin_popcountll(u & term.zmask) & 1) ? -1.0 : 1.0;
-      out[u ^ term.xmask] += phase * sign * psi[u];
-    }
+    for (int64_t i = 0; i < N; ++i) kernels::add_pauli_image(psi, out, static_cast<uint64_t>(i), term.xmask, term.zmask, phase);
   }
 }
 
@@ -319,13 +329,11 @@ double expectation_value(const C* psi, const std::vector<PauliTerm>& h, int n) {
     double re = 0, im = 0;
 #pragma omp parallel for reduction(+ : re, im) if (uint64_t(N) >= kernels::kParallelAmps) schedule(static)
     for (int64_t i = 0; i < N; ++i) {
-      const uint64_t u = static_cast<uint64_t>(i);
-      const double sign = (__builtin_popcountll(u & term.zmask) & 1) ? -1.0 : 1.0;
-      const C v = std::conj(psi[u ^ term.xmask]) * psi[u] * sign;
+      const C v = kernels::pauli_element(psi, static_cast<uint64_t>(i), term.xmask, term.zmask);
       re += v.real();
       im += v.imag();
     }
-    e += term.coeff * (std::pow(kI, term.n_y) * C(re, im)).real();
+    e += pauli_term_value(term, C(re, im));
   }
   return e;
 }
@@ -337,21 +345,10 @@ void adjoint_gradient(const double* params, int64_t n_params, const std::vector<
   std::vector<C> phi(N), lam(N);
   simulate(params, gates, constants, n, phi.data());
   apply_hamiltonian(phi.data(), h, n, lam.data());
-  // Walk back: phi becomes the state before gate k, lam = U_{k+1}^+ ... U_K^+ H psi.
-  for (size_t k = gates.size(); k-- > 0;) {
-    const Gate& g = gates[k];
-    const Resolved r = resolve(g, params, constants);
-    apply(phi.data(), n, g, r, true);
-    for (size_t j = 0; j < g.slots.size(); ++j) {
-      if (g.slots[j] < 0) continue;
-      const Resolved d = resolve(g, params, constants, static_cast<int>(j));
-      const C ip = d.targets.size() == 1
-                       ? kernels::inner_1q(lam.data(), phi.data(), n, d.targets[0], d.m.data(), d.cmask)
-                       : kernels::inner_2q(lam.data(), phi.data(), n, d.targets[0], d.targets[1], d.m.data(), d.cmask);
-      grad[g.slots[j]] += 2.0 * ip.real();
-    }
-    apply(lam.data(), n, g, r, true);
-  }
+  // d<H>/dtheta = 2 Re <H psi| dU phi> with the states walked back gate by gate.
+  adjoint_sweep(phi.data(), lam.data(), params, gates, constants, 2.0, grad,
+                [n](C* a, const Gate& g, const Resolved& r, bool adj) { apply(a, n, g, r, adj); },
+                [n](const C* l, const C* p, const Resolved& d) { return inner_on_cpu(l, p, n, d); });
 }
 
 GateMatrix gate_matrix(const Gate& g, const double* params, const std::vector<double>& constants, int derivative) {

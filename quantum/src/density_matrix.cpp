@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "gate_apply.h"
 #include "kernels/density_matrix.h"
 #include "sampan/error.h"
 #include "sampan/ops.h"
@@ -17,14 +18,6 @@ namespace {
 
 using C = complex128;
 
-std::vector<C> adjoint_of(const std::vector<C>& m) {
-  const size_t dim = static_cast<size_t>(std::lround(std::sqrt(static_cast<double>(m.size()))));
-  std::vector<C> r(m.size());
-  for (size_t i = 0; i < dim; ++i)
-    for (size_t j = 0; j < dim; ++j) r[i * dim + j] = std::conj(m[j * dim + i]);
-  return r;
-}
-
 template <class T>
 std::vector<std::complex<T>> cast_matrix(const std::vector<C>& m) {
   return std::vector<std::complex<T>>(m.begin(), m.end());
@@ -35,7 +28,7 @@ void apply_gate_or_channel(std::complex<T>* rho, int n, const Gate& g, const dou
                            const std::vector<double>& constants, bool adjoint) {
   if (is_channel_opcode(g.op)) {
     std::vector<C> s = channel_superop(g, params, constants);
-    if (adjoint) s = adjoint_of(s);
+    if (adjoint) s = adjoint_matrix(s);
     const auto st = cast_matrix<T>(s);
     kernels::dm_apply_superop(rho, n, g.qubits, st.data());
     return;
@@ -70,7 +63,7 @@ void apply_gate_or_channel(std::complex<T>* rho, int n, const Gate& g, const dou
     }
     default: break;
   }
-  if (adjoint) gm.m = adjoint_of(gm.m);
+  if (adjoint) gm.m = adjoint_matrix(gm.m);
   const auto mt = cast_matrix<T>(gm.m);
   kernels::dm_apply_matrix(rho, n, gm.targets, mt.data(), gm.cmask);
 }
@@ -329,7 +322,7 @@ void dm_adjoint_gradient(const double* params, int64_t n_params, const std::vect
     for (int64_t s : g.slots) any = any || s >= 0;
     if (any) {
       const GateMatrix u = gate_matrix(g, params, constants);
-      const std::vector<C> ud = adjoint_of(u.m);
+      const std::vector<C> ud = adjoint_matrix(u.m);
       const size_t dim = size_t(1) << u.targets.size();
       SAMPAN_CHECK(dim <= 4, ValueError, "quantum: parameterised gates act on 1 or 2 target qubits");
       for (size_t j = 0; j < g.slots.size(); ++j) {

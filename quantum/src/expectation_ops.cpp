@@ -5,6 +5,10 @@
 
 #include "op_args.h"
 #include "op_samples.h"
+#if defined(SAMPAN_CUDA_KERNELS)
+#include "circuit_cuda.h"
+#include "sampan/cuda.h"
+#endif
 
 namespace sampan::quantum {
 
@@ -12,25 +16,58 @@ using namespace op_args;
 
 namespace {
 
+// What the kernels of both devices read: the parameters on the host (the gate matrices are built
+// there), the decoded circuit and Hamiltonian.
+struct ExpectationInputs {
+  Tensor params;
+  std::vector<Gate> gates;
+  std::vector<PauliTerm> h;
+};
+
+ExpectationInputs decoded(const Tensor& params, const IntList& circuit, const FloatList& constants, int64_t n,
+                          const IntList& paulis, const FloatList& coeffs, const char* who) {
+  ExpectationInputs in;
+  in.params = host_params(params);
+  in.gates = decode_circuit(circuit, in.params.numel(), constants, n, who);
+  in.h = decode_hamiltonian(paulis, coeffs, n, who);
+  return in;
+}
+
 void expectation_cpu(const Tensor& params, const IntList& circuit, const FloatList& constants, int64_t n,
                      const IntList& paulis, const FloatList& coeffs, Tensor& out) {
-  const char* who = "quantum::expectation";
-  const Tensor p = contiguous_params(params);
-  auto gates = decode_circuit(circuit, p.numel(), constants, n, who);
-  auto h = decode_hamiltonian(paulis, coeffs, n, who);
+  const auto in = decoded(params, circuit, constants, n, paulis, coeffs, "quantum::expectation");
   std::vector<complex128> psi(size_t(1) << n);
-  simulate(p.data<double>(), gates, constants, static_cast<int>(n), psi.data());
-  out.data<double>()[0] = expectation_value(psi.data(), h, static_cast<int>(n));
+  simulate(in.params.data<double>(), in.gates, constants, static_cast<int>(n), psi.data());
+  out.data<double>()[0] = expectation_value(psi.data(), in.h, static_cast<int>(n));
 }
 
 void expectation_grad_cpu(const Tensor& params, const IntList& circuit, const FloatList& constants, int64_t n,
                           const IntList& paulis, const FloatList& coeffs, Tensor& out) {
-  const char* who = "quantum::expectation_grad";
-  const Tensor p = contiguous_params(params);
-  auto gates = decode_circuit(circuit, p.numel(), constants, n, who);
-  auto h = decode_hamiltonian(paulis, coeffs, n, who);
-  adjoint_gradient(p.data<double>(), p.numel(), gates, constants, h, static_cast<int>(n), out.data<double>());
+  const auto in = decoded(params, circuit, constants, n, paulis, coeffs, "quantum::expectation_grad");
+  adjoint_gradient(in.params.data<double>(), in.params.numel(), in.gates, constants, in.h, static_cast<int>(n),
+                   out.data<double>());
 }
+
+#if defined(SAMPAN_CUDA_KERNELS)
+// The GPU twins (circuit_cuda.h): the state on the GPU, the parameters and the result through the host.
+void expectation_on_cuda(const Tensor& params, const IntList& circuit, const FloatList& constants, int64_t n,
+                         const IntList& paulis, const FloatList& coeffs, Tensor& out) {
+  const auto in = decoded(params, circuit, constants, n, paulis, coeffs, "quantum::expectation");
+  Tensor psi = Tensor::empty({int64_t(1) << n}, DType::Complex128, out.device());
+  simulate_cuda(in.params.data<double>(), in.gates, constants, static_cast<int>(n), psi);
+  const double e = expectation_value_cuda(psi, in.h, static_cast<int>(n));
+  cuda::copy_bytes(out.data<double>(), true, &e, false, sizeof e);
+}
+
+void expectation_grad_on_cuda(const Tensor& params, const IntList& circuit, const FloatList& constants, int64_t n,
+                              const IntList& paulis, const FloatList& coeffs, Tensor& out) {
+  const auto in = decoded(params, circuit, constants, n, paulis, coeffs, "quantum::expectation_grad");
+  std::vector<double> grad(static_cast<size_t>(in.params.numel()));
+  adjoint_gradient_cuda(in.params.data<double>(), in.params.numel(), in.gates, constants, in.h, static_cast<int>(n),
+                        grad.data());
+  cuda::copy_bytes(out.data<double>(), true, grad.data(), false, sizeof(double) * grad.size());
+}
+#endif
 
 }  // namespace
 
@@ -50,6 +87,10 @@ SAMPAN_OP(quantum, expectation)
       return TensorSpec{{}, DType::Float64, params.device};
     })
     .cpu(expectation_cpu)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(expectation_on_cuda)
+    .cuda_rounds_differently()  // the CPU's AVX2 gate kernels contract products; the sums fold in another order
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       if (!c.needs_grad(0)) return Grads(1);
       static OpHandle grad_op("quantum::expectation_grad");
@@ -75,6 +116,10 @@ SAMPAN_OP(quantum, expectation_grad)
       return TensorSpec{params.shape, DType::Float64, params.device};
     })
     .cpu(expectation_grad_cpu)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(expectation_grad_on_cuda)
+    .cuda_rounds_differently()
+#endif
     .nondifferentiable()
     .dtypes({DType::Float64})
     .sample([] { return samples::circuit(true); });

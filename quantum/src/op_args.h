@@ -36,6 +36,10 @@ inline void validate_circuit(const TensorSpec& params, const IntList& circuit, c
 }
 
 inline Tensor contiguous_params(const Tensor& p) { return p.is_contiguous() ? p : p.contiguous(); }
+/// The parameters as a contiguous host tensor (the GPU kernels build gate matrices on the host).
+inline Tensor host_params(const Tensor& p) {
+  return contiguous_params(p.device().is_cpu() ? p : to_device(p, cpu_device()));
+}
 
 // The encoding, for the docstrings; the gate opcodes are read from the gate table.
 inline std::string encoding_doc() {

@@ -1,29 +1,12 @@
 // sampan quantum: the vjp of the state vector with respect to the circuit parameters.
 #include <algorithm>
 
-#include "kernels/gates.h"
+#include "adjoint_sweep.h"
 #include "sampan/quantum/circuit.h"
 
 namespace sampan::quantum {
 
-namespace {
-
 using C = complex128;
-
-void apply_matrix(C* a, int n, const GateMatrix& g, const std::vector<C>& m) {
-  if (g.targets.size() == 1) kernels::apply_1q(a, n, g.targets[0], m.data(), g.cmask);
-  else if (g.targets.size() == 2) kernels::apply_2q(a, n, g.targets[0], g.targets[1], m.data(), g.cmask);
-  else kernels::apply_kq(a, n, g.targets, m.data(), g.cmask);
-}
-
-std::vector<C> adjoint_of(const std::vector<C>& m, size_t dim) {
-  std::vector<C> r(m.size());
-  for (size_t i = 0; i < dim; ++i)
-    for (size_t j = 0; j < dim; ++j) r[i * dim + j] = std::conj(m[j * dim + i]);
-  return r;
-}
-
-}  // namespace
 
 void statevector_vjp(const double* params, int64_t n_params, const std::vector<Gate>& gates,
                      const std::vector<double>& constants, int n, const C* cotangent, double* grad) {
@@ -33,21 +16,9 @@ void statevector_vjp(const double* params, int64_t n_params, const std::vector<G
   simulate(params, gates, constants, n, phi.data());
   // psi = U_K ... U_1 |0>: d Re<g, psi>/d theta_k = Re<lam_k, dU_k phi_{k-1}> with
   // lam_k = U_{k+1}^+ ... U_K^+ g and phi_{k-1} the state before gate k (un-applied on the way back).
-  for (size_t k = gates.size(); k-- > 0;) {
-    const Gate& g = gates[k];
-    const GateMatrix u = gate_matrix(g, params, constants);
-    const std::vector<C> ud = adjoint_of(u.m, size_t(1) << u.targets.size());
-    apply_matrix(phi.data(), n, u, ud);
-    for (size_t j = 0; j < g.slots.size(); ++j) {
-      if (g.slots[j] < 0) continue;
-      const GateMatrix d = gate_matrix(g, params, constants, static_cast<int>(j));
-      const C ip = d.targets.size() == 1
-                       ? kernels::inner_1q(lam.data(), phi.data(), n, d.targets[0], d.m.data(), d.cmask)
-                       : kernels::inner_2q(lam.data(), phi.data(), n, d.targets[0], d.targets[1], d.m.data(), d.cmask);
-      grad[g.slots[j]] += ip.real();
-    }
-    apply_matrix(lam.data(), n, u, ud);
-  }
+  adjoint_sweep(phi.data(), lam.data(), params, gates, constants, 1.0, grad,
+                [n](C* a, const Gate& g, const Resolved& r, bool adj) { apply(a, n, g, r, adj); },
+                [n](const C* l, const C* p, const Resolved& d) { return inner_on_cpu(l, p, n, d); });
 }
 
 }  // namespace sampan::quantum

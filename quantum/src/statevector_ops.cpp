@@ -4,6 +4,10 @@
 
 #include "op_args.h"
 #include "op_samples.h"
+#if defined(SAMPAN_CUDA_KERNELS)
+#include "circuit_cuda.h"
+#include "sampan/cuda.h"
+#endif
 
 namespace sampan::quantum {
 
@@ -20,6 +24,26 @@ void statevector_cpu(const Tensor& params, const IntList& circuit, const FloatLi
   simulate(p.data<double>(), gates, constants, static_cast<int>(n), out.data<complex128>());
 }
 
+#if defined(SAMPAN_CUDA_KERNELS)
+// The GPU twins: parameters come to the host (the gate matrices are built there), amplitudes stay
+// on the GPU (circuit_cuda.h).
+void statevector_on_cuda(const Tensor& params, const IntList& circuit, const FloatList& constants, int64_t n,
+                      Tensor& out) {
+  const Tensor p = host_params(params);
+  auto gates = decode_circuit(circuit, p.numel(), constants, n, "quantum::statevector");
+  simulate_cuda(p.data<double>(), gates, constants, static_cast<int>(n), out);
+}
+
+void statevector_vjp_on_cuda(const Tensor& params, const Tensor& cot, const IntList& circuit, const FloatList& constants,
+                          int64_t n, Tensor& out) {
+  const Tensor p = host_params(params);
+  const auto gates = decode_circuit(circuit, p.numel(), constants, n, "quantum::statevector_vjp");
+  std::vector<double> grad(static_cast<size_t>(p.numel()));
+  statevector_vjp_cuda(p.data<double>(), p.numel(), gates, constants, static_cast<int>(n), as_c128(cot), grad.data());
+  cuda::copy_bytes(out.data<double>(), true, grad.data(), false, sizeof(double) * grad.size());
+}
+#endif
+
 }  // namespace
 
 SAMPAN_OP(quantum, statevector)
@@ -32,6 +56,10 @@ SAMPAN_OP(quantum, statevector)
       return TensorSpec{{int64_t(1) << n}, DType::Complex128, params.device};
     })
     .cpu(statevector_cpu)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(statevector_on_cuda)
+    .cuda_rounds_differently()  // the CPU's AVX2 gate kernels contract products into FMAs
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       if (!c.needs_grad(0)) return Grads(1);
       static OpHandle vjp_op("quantum::statevector_vjp");
@@ -66,6 +94,10 @@ SAMPAN_OP(quantum, statevector_vjp)
       statevector_vjp(p.data<double>(), p.numel(), gates, constants, static_cast<int>(n), g.data<C>(),
                       out.data<double>());
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(statevector_vjp_on_cuda)
+    .cuda_rounds_differently()
+#endif
     .nondifferentiable()
     .dtypes({DType::Float64})
     .sample([] { return samples::statevector_vjp(); });

@@ -94,7 +94,8 @@ ROUNDING_UNARY = ["exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "
                                "exp_", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
                                "logical_xor", "logical_not", "isnan", "where", "clamp", "clamp_", "softplus",
                                "select_scatter", "slice_scatter", "diagonal_scatter", "amax", "amin", "softmax",
-                               "log_softmax"]])
+                               "log_softmax", "concat", "stack", "pad", "argmax", "argmin", "var", "std", "norm",
+                               "cumsum", "logsumexp", "abs"]])
 def test_elementwise_and_view_ops_have_cuda_kernels_exactly_where_cuda_is_built(op):
     assert ("cuda" in sp.ops.schema(op)["devices"]) == sp.cuda.built(), op
 
@@ -297,6 +298,48 @@ def test_batch_norm_without_affine_parameters_trains_on_the_gpu():
     want = sp.nn.BatchNorm1d(3, affine=False)(sp.tensor(x)).numpy()
     got = sp.nn.BatchNorm1d(3, affine=False).cuda()(sp.tensor(x).cuda())
     np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-12)
+
+
+@needs_gpu
+def test_reductions_and_scans_on_the_gpu_give_the_cpus_bits():
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((4, 6, 5)) * np.exp(rng.uniform(-6, 6, (4, 6, 5)))
+    x[1, 2, 3] = np.nan
+    cpu, gpu = sp.tensor(x).permute(2, 0, 1), sp.tensor(x).cuda().permute(2, 0, 1)
+    same = np.testing.assert_array_equal
+    for axis in ([], [0], [2]):
+        same(sp.argmax(gpu, axis).cpu().numpy(), sp.argmax(cpu, axis).numpy())
+        same(sp.argmin(gpu, axis).cpu().numpy(), sp.argmin(cpu, axis).numpy())
+    finite_cpu, finite_gpu = sp.tensor(np.nan_to_num(x)), sp.tensor(np.nan_to_num(x)).cuda()
+    for dtype in (sp.float32, sp.float64, sp.complex128):
+        c, g = finite_cpu.to(dtype), finite_gpu.to(dtype)
+        for axes in ([], [0], [1, 2]):
+            same(sp.var(g, axes, 1.0).cpu().numpy(), sp.var(c, axes, 1.0).numpy())
+            same(sp.std(g, axes).cpu().numpy(), sp.std(c, axes).numpy())
+            same(sp.norm(g, 2.0, axes).cpu().numpy(), sp.norm(c, 2.0, axes).numpy())
+            if dtype != sp.complex128:
+                for ord in (1.0, float("inf"), -float("inf")):
+                    same(sp.norm(g, ord, axes).cpu().numpy(), sp.norm(c, ord, axes).numpy())
+        for axis in (0, 2):
+            same(sp.cumsum(g, axis).cpu().numpy(), sp.cumsum(c, axis).numpy())
+            same(sp.cumsum(g, axis, True).cpu().numpy(), sp.cumsum(c, axis, True).numpy())
+    same(sp.abs(gpu).cpu().numpy(), sp.abs(cpu).numpy())
+    with pytest.raises(NotImplementedError, match="core::norm: ord 1"):
+        sp.norm(finite_gpu.to(sp.complex128), 1.0)
+    lse = sp.logsumexp(finite_gpu, [1]).cpu().numpy()
+    np.testing.assert_allclose(lse, sp.logsumexp(finite_cpu, [1]).numpy(), rtol=1e-14)
+    inf_row = sp.tensor([[-np.inf, -np.inf], [np.inf, 1.0]]).cuda()
+    same(sp.logsumexp(inf_row, [1]).cpu().numpy(), np.array([-np.inf, np.inf]))
+
+
+@needs_gpu
+def test_concat_stack_and_pad_on_the_gpu_give_the_cpus_bits():
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(4.0).reshape(2, 2) - 9
+    ca, cb, ga, gb = sp.tensor(a), sp.tensor(b), sp.tensor(a).cuda(), sp.tensor(b).cuda()
+    np.testing.assert_array_equal(sp.concat([ga, gb], 1).cpu().numpy(), sp.concat([ca, cb], 1).numpy())
+    np.testing.assert_array_equal(sp.stack([ga, ga.transpose(0, 1).transpose(0, 1)], 0).cpu().numpy(),
+                                  sp.stack([ca, ca], 0).numpy())
+    np.testing.assert_array_equal(sp.pad(ga, [1, 0, 0, 2], 0.5).cpu().numpy(), sp.pad(ca, [1, 0, 0, 2], 0.5).numpy())
 
 
 @needs_gpu

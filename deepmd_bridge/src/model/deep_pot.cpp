@@ -34,11 +34,15 @@ const OpHandle& virial_op() {
 // Centre atoms per chunk when a large system is evaluated without a graph (see evaluate()).
 constexpr int64_t kInferenceChunkAtoms = 512;
 
-Tensor int64_tensor(const std::vector<int64_t>& v, const Shape& shape) {
+// An index tensor of host data on `device` (made on the host, then copied once).
+Tensor int64_tensor(const std::vector<int64_t>& v, const Shape& shape, const Device& device = {}) {
   Tensor t = Tensor::empty(shape, DType::Int64);
   std::copy(v.begin(), v.end(), t.data<int64_t>());
-  return t;
+  return device.is_cpu() ? t : to_device(t, device);
 }
+
+// A host copy (itself on the CPU), contiguous: what the index bookkeeping reads.
+Tensor on_host(const Tensor& t) { return to_device(t, cpu_device()).contiguous(); }
 
 DenseNet init_net(int64_t in, const std::vector<int64_t>& widths, bool timestep, bool output_layer, Generator& gen) {
   DenseNet net;
@@ -81,7 +85,8 @@ struct CompactRows {
 // and the slots [first_slot, first_slot + n) of nlist [., nnei]; only slots k < kept are
 // gathered (gather is [count * kept], source holds block rows a * n + k).
 CompactRows compact_block_rows(const int64_t* nlist, int64_t nnei, int64_t first_slot, int64_t n, int64_t kept,
-                               const int64_t* atoms, int64_t count, const int64_t* centre_types, int64_t ntypes) {
+                               const int64_t* atoms, int64_t count, const int64_t* centre_types, int64_t ntypes,
+                               const Device& device) {
   CompactRows out;
   std::vector<int64_t> source, gather(static_cast<size_t>(count * kept));
   source.reserve(static_cast<size_t>(count * kept));
@@ -107,8 +112,8 @@ CompactRows compact_block_rows(const int64_t* nlist, int64_t nnei, int64_t first
   // a gather and its scatter-add back cost about two passes over G: not worth it for a few rows
   const int64_t compact = static_cast<int64_t>(source.size());
   if (kept == n && compact * 8 > count * n * 7) return out;
-  out.source = int64_tensor(source, {compact});
-  out.gather = int64_tensor(gather, {count * kept});
+  out.source = int64_tensor(source, {compact}, device);
+  out.gather = int64_tensor(gather, {count * kept}, device);
   out.useful = true;
   return out;
 }
@@ -147,7 +152,7 @@ Tensor one_sided_block_term(const Embedding& net, const Contraction& fused, cons
       }
   CompactRows rows;
   // a table costs little per row: no row classes, every kept slot is evaluated where it lies
-  if (!fused) rows = compact_block_rows(nlist, nnei, first_slot, n, kept, nullptr, nloc, centre_types, ntypes);
+  if (!fused) rows = compact_block_rows(nlist, nnei, first_slot, n, kept, nullptr, nloc, centre_types, ntypes, block.device());
   else if (kept == n) return fused(block);
   if (!fused && !rows.useful) return matmul(transpose(block, 1, 2), reshape(net(s), {nloc, n, M}));
   Tensor term;
@@ -172,7 +177,7 @@ Tensor one_sided_block_term(const Embedding& net, const Contraction& fused, cons
       type_position[i] = r;
     }
     const int64_t nrep = static_cast<int64_t>(reps.size()), tail = n - kept;
-    Tensor em_tail = index_select(slice(block, 1, kept, n), 0, int64_tensor(reps, {nrep}));  // [nrep, tail, 4]
+    Tensor em_tail = index_select(slice(block, 1, kept, n), 0, int64_tensor(reps, {nrep}, block.device()));  // [nrep, tail, 4]
     Tensor per_type;  // [nrep, 4, M]
     if (fused) {
       per_type = fused(em_tail);
@@ -180,7 +185,7 @@ Tensor one_sided_block_term(const Embedding& net, const Contraction& fused, cons
       Tensor s_tail = reshape(slice(em_tail, 2, 0, 1), {nrep * tail, 1});
       per_type = matmul(transpose(em_tail, 1, 2), reshape(net(s_tail), {nrep, tail, M}));
     }
-    Tensor tail_term = index_select(per_type, 0, int64_tensor(type_position, {nloc}));
+    Tensor tail_term = index_select(per_type, 0, int64_tensor(type_position, {nloc}, block.device()));
     term = term.defined() ? add(term, tail_term) : tail_term;
   }
   return term;
@@ -244,6 +249,20 @@ DeepPot::DeepPot(SeAConfig cfg, uint64_t seed) : config(std::move(cfg)) {
   dstd = ones({nt, nd}, DType::Float64);
   bias_atom_e = zeros({nt}, DType::Float64);
   out_bias = zeros({nt}, DType::Float64);
+}
+
+void DeepPot::to(const Device& device) {
+  DeepPot moved = *this;  // tensors are shared handles: every slot is replaced below, none written
+  auto move = [&](Tensor& t) {
+    if (t.defined()) t = to_device(t.detach(), device);
+  };
+  for (Tensor* t : {&moved.davg, &moved.dstd, &moved.bias_atom_e, &moved.out_bias}) move(*t);
+  for (auto* nets : {&moved.embeddings, &moved.fittings})
+    for (DenseNet& net : *nets)
+      for (DenseLayer& layer : net.layers)
+        for (Tensor* t : {&layer.w, &layer.b, &layer.idt}) move(*t);
+  for (EmbeddingTable& table : moved.tables) move(table.table);
+  *this = std::move(moved);
 }
 
 std::vector<Tensor> DeepPot::parameters() const {
@@ -312,6 +331,8 @@ Tensor DeepPot::embed(size_t k, const Tensor& s) const {
 
 void DeepPot::compress(double min_dist, double step, double extrapolate) {
   validate();
+  SAMPAN_CHECK(device().is_cpu(), ValueError, "deepmd compress: the model is on ", device().str(),
+               "; compress it on the CPU (to('cpu')), then move it");
   SAMPAN_CHECK(min_dist > 0 && std::isfinite(min_dist), ValueError, "deepmd compress: min_dist must be > 0 Å, got ",
                min_dist);
   const int64_t nt = config.ntypes();
@@ -355,12 +376,14 @@ Tensor DeepPot::atomic_energy(const Tensor& em, const Tensor& centre_types, Tens
     SAMPAN_CHECK(nlist_in.dtype() == DType::Int64 && nlist_in.shape() == Shape({nloc, nnei}), ValueError,
                  "DeepPot::atomic_energy: nlist must be int64 [nloc, nnei] = [", nloc, ", ", nnei, "], got ",
                  dtype_name(nlist_in.dtype()), " ", shape_str(nlist_in.shape()));
-    nlist = nlist_in.contiguous();
+    nlist = on_host(nlist_in);  // the row bookkeeping below runs on the host
   }
   const int64_t* nl = nlist.defined() ? nlist.data<int64_t>() : nullptr;
   const int64_t M = config.neuron.back(), M2 = config.axis_neuron;
+  const Device dev = em.device();
   Tensor em3 = reshape(em, {nloc, nnei, 4});
-  const int64_t* ct = centre_types.data<int64_t>();
+  const Tensor centre_types_host = on_host(centre_types);
+  const int64_t* ct = centre_types_host.data<int64_t>();
   // centre atoms of each type (for per-centre-type nets)
   std::vector<std::vector<int64_t>> of_type(static_cast<size_t>(nt));
   for (int64_t i = 0; i < nloc; ++i) of_type[static_cast<size_t>(ct[i])].push_back(i);
@@ -385,10 +408,10 @@ Tensor DeepPot::atomic_energy(const Tensor& em, const Tensor& centre_types, Tens
       if (config.type_one_side) {
         term = fused(block);
       } else {
-        term = zeros({nloc, 4, M}, DType::Float64);
+        term = zeros({nloc, 4, M}, DType::Float64, dev);
         for (int64_t ti = 0; ti < nt; ++ti) {
           if (of_type[ti].empty()) continue;
-          Tensor rows = int64_tensor(of_type[ti], {static_cast<int64_t>(of_type[ti].size())});
+          Tensor rows = int64_tensor(of_type[ti], {static_cast<int64_t>(of_type[ti].size())}, dev);
           const EmbeddingTable& table = tables[static_cast<size_t>(ti * nt + tj)];
           term = index_add(term, 0, rows, table_contraction(table, index_select(block, 0, rows)));
         }
@@ -402,14 +425,14 @@ Tensor DeepPot::atomic_energy(const Tensor& em, const Tensor& centre_types, Tens
       G = reshape(embed(static_cast<size_t>(tj), s), {nloc, n, M});
     } else {
       // one net per (centre type, neighbour type): evaluate each on the rows of its centres
-      G = zeros({nloc, n, M}, DType::Float64);
+      G = zeros({nloc, n, M}, DType::Float64, dev);
       for (int64_t ti = 0; ti < nt; ++ti) {
         if (of_type[ti].empty()) continue;
         const int64_t nc = static_cast<int64_t>(of_type[ti].size());
-        Tensor rows = int64_tensor(of_type[ti], {nc});
+        Tensor rows = int64_tensor(of_type[ti], {nc}, dev);
         Tensor s_ti = reshape(index_select(reshape(s, {nloc, n}), 0, rows), {nc * n, 1});
         CompactRows compact;
-        if (nl) compact = compact_block_rows(nl, nnei, start - n, n, n, of_type[ti].data(), nc, ct, nt);
+        if (nl) compact = compact_block_rows(nl, nnei, start - n, n, n, of_type[ti].data(), nc, ct, nt, dev);
         const auto k = static_cast<size_t>(ti * nt + tj);
         Tensor g_ti = reshape(embed_rows([&](const Tensor& x) { return embed(k, x); }, s_ti, compact), {nc, n, M});
         G = index_add(G, 0, rows, g_ti);
@@ -420,18 +443,19 @@ Tensor DeepPot::atomic_energy(const Tensor& em, const Tensor& centre_types, Tens
     Tensor term = matmul(transpose(block, 1, 2), G);  // [nloc, 4, M]
     gr = gr.defined() ? add(gr, term) : term;
   }
-  gr = div(gr, scalar_tensor(static_cast<double>(nnei)));
+  gr = div(gr, scalar_like(static_cast<double>(nnei), gr));
   Tensor gr_axis = slice(gr, 2, 0, M2);                          // [nloc, 4, M2]
   Tensor D = reshape(matmul(transpose(gr, 1, 2), gr_axis), {nloc, M * M2});  // T T_axis^T, T = gr^T
   if (descriptor) *descriptor = D;
 
-  Tensor energy = zeros({nloc}, DType::Float64);
+  Tensor energy = zeros({nloc}, DType::Float64, dev);
   Tensor last_all;
-  if (fit_last) last_all = zeros({nloc, config.fitting_neuron.empty() ? M * M2 : config.fitting_neuron.back()}, DType::Float64);
+  if (fit_last)
+    last_all = zeros({nloc, config.fitting_neuron.empty() ? M * M2 : config.fitting_neuron.back()}, DType::Float64, dev);
   for (int64_t ti = 0; ti < nt; ++ti) {
     if (of_type[ti].empty()) continue;
     const int64_t nc = static_cast<int64_t>(of_type[ti].size());
-    Tensor rows = int64_tensor(of_type[ti], {nc});
+    Tensor rows = int64_tensor(of_type[ti], {nc}, dev);
     Tensor x = index_select(D, 0, rows);
     const DenseNet& net = fittings[ti];
     for (size_t l = 0; l + 1 < net.layers.size(); ++l) x = net.layers[l].forward(x);
@@ -447,22 +471,24 @@ Tensor DeepPot::atomic_energy(const Tensor& em, const Tensor& centre_types, Tens
 
 DeepPotOutput DeepPot::evaluate(const ExtendedSystem& ext, bool forces, bool create_graph) const {
   DeepPotOutput out;
+  const Device dev = device();  // the host-built frame goes where the model is
   Tensor coord = from_vector(ext.coord, {ext.nall, 3}, DType::Float64);
-  Tensor atype = int64_tensor(ext.types, {ext.nall});
-  Tensor nlist = int64_tensor(ext.nlist, {ext.nloc, ext.nnei});
+  if (!dev.is_cpu()) coord = to_device(coord, dev);
+  Tensor atype = int64_tensor(ext.types, {ext.nall}, dev);
+  Tensor nlist = int64_tensor(ext.nlist, {ext.nloc, ext.nnei}, dev);
   SAMPAN_CHECK(ext.nnei == config.nnei(), ValueError, "DeepPot: the extended system has ", ext.nnei,
                " neighbour slots, the model expects sum(sel) = ", config.nnei());
   if (ext.nloc == 0) {  // an empty subdomain (a LAMMPS rank without owned atoms)
     const int64_t nout = ext.nowners > 0 ? ext.nowners : 0;
-    out.atom_energy = zeros({0}, DType::Float64);
-    out.energy = zeros({}, DType::Float64);
-    out.descriptor = zeros({0, config.descriptor_dim()}, DType::Float64);
+    out.atom_energy = zeros({0}, DType::Float64, dev);
+    out.energy = zeros({}, DType::Float64, dev);
+    out.descriptor = zeros({0, config.descriptor_dim()}, DType::Float64, dev);
     out.fit_last = zeros({0, config.fitting_neuron.empty() ? config.descriptor_dim() : config.fitting_neuron.back()},
-                         DType::Float64);
+                         DType::Float64, dev);
     if (forces) {
-      out.force = zeros({nout, 3}, DType::Float64);
-      out.virial = zeros({9}, DType::Float64);
-      out.atom_virial = zeros({nout, 9}, DType::Float64);
+      out.force = zeros({nout, 3}, DType::Float64, dev);
+      out.virial = zeros({9}, DType::Float64, dev);
+      out.atom_virial = zeros({nout, 9}, DType::Float64, dev);
     }
     return out;
   }
@@ -507,14 +533,14 @@ DeepPotOutput DeepPot::evaluate(const ExtendedSystem& ext, bool forces, bool cre
     if (!forces) return out;
     net_deriv = grad({out.energy}, {em}, {}, create_graph, create_graph)[0];
   }
-  Tensor mapping = int64_tensor(ext.mapping, {ext.nall});
+  Tensor mapping = int64_tensor(ext.mapping, {ext.nall}, dev);
   Tensor force_ext = force_op()(net_deriv, env[1], nlist, ext.nall)[0];
   // forces on ghost images belong to the local atoms they copy
   const int64_t nout = ext.nowners > 0 ? ext.nowners : ext.nloc;
-  out.force = index_add(zeros({nout, 3}, DType::Float64), 0, mapping, force_ext);
+  out.force = index_add(zeros({nout, 3}, DType::Float64, dev), 0, mapping, force_ext);
   auto vir = virial_op()(net_deriv, env[1], env[2], nlist, ext.nall);
   out.virial = vir[0];
-  out.atom_virial = index_add(zeros({nout, 9}, DType::Float64), 0, mapping, vir[1]);
+  out.atom_virial = index_add(zeros({nout, 9}, DType::Float64, dev), 0, mapping, vir[1]);
   return out;
 }
 
@@ -527,13 +553,13 @@ void DeepPot::compute(const double* positions, const int* types, int64_t natoms,
   note_sel_overflow(ext, config, sel_overflow_evaluations);
   NoGradGuard outer;  // no graph beyond what evaluate() needs internally
   DeepPotOutput out = evaluate(ext, forces != nullptr || virial != nullptr, false);
-  if (energy) *energy = out.energy.detach().data<double>()[0];
+  if (energy) *energy = on_host(out.energy.detach()).data<double>()[0];
   if (forces) {
-    Tensor f = out.force.detach().contiguous();
+    Tensor f = on_host(out.force.detach());
     std::copy(f.data<double>(), f.data<double>() + natoms * 3, forces);
   }
   if (virial) {
-    Tensor v = out.virial.detach().contiguous();
+    Tensor v = on_host(out.virial.detach());
     std::copy(v.data<double>(), v.data<double>() + 9, virial);
   }
 }
@@ -565,9 +591,9 @@ void DeepPot::compute_local(const double* positions, const int* types, int64_t n
   ext.nowners = natoms;
   NoGradGuard outer;
   DeepPotOutput out = evaluate(ext, forces != nullptr, false);
-  if (energy) *energy = out.energy.detach().data<double>()[0];
+  if (energy) *energy = on_host(out.energy.detach()).data<double>()[0];
   if (forces) {
-    Tensor f = out.force.detach().contiguous();
+    Tensor f = on_host(out.force.detach());
     std::copy(f.data<double>(), f.data<double>() + natoms * 3, forces);
   }
 }

@@ -1,6 +1,7 @@
 // sampan kernels: loops along one axis of a contiguous array viewed as [outer, n, inner] (the
 // axis has n elements with stride `inner`): scans, arg-reductions and softmax. Plain functions
-// over pointers and sizes; OpenMP over the outer x inner lines above kParallelGrain.
+// over pointers and sizes; OpenMP over the outer x inner lines above kParallelGrain. The scan's and
+// the arg-reductions' per-line bodies are axis_line.h's, which their CUDA twins run too.
 #pragma once
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "axis_line.h"
 #include "strided_loop.h"
 
 namespace sampan::kernels {
@@ -30,46 +32,21 @@ inline AxisSplit split_at_axis(const int64_t* shape, int64_t ndim, int64_t d) {
 template <class F> void for_each_line(int64_t outer, int64_t n, int64_t inner, F f) {
   const int64_t lines = outer * inner;
 #pragma omp parallel for if (lines * n > kParallelGrain) schedule(static)
-  for (int64_t l = 0; l < lines; ++l) f((l / inner) * n * inner + l % inner);
+  for (int64_t l = 0; l < lines; ++l) f(line_start(l, n, inner));
 }
 
 /// out = cumulative sum of x along the axis (from the end when `reverse`), accumulated in Acc.
 template <class T, class Acc>
 void cumsum_axis(int64_t outer, int64_t n, int64_t inner, const T* x, T* out, bool reverse) {
-  for_each_line(outer, n, inner, [&](int64_t base) {
-    Acc acc(0);
-    for (int64_t s = 0; s < n; ++s) {
-      const int64_t i = base + (reverse ? n - 1 - s : s) * inner;
-      acc += static_cast<Acc>(x[i]);
-      out[i] = static_cast<T>(acc);
-    }
-  });
+  for_each_line(outer, n, inner, [&](int64_t base) { cumsum_line<T, Acc>(x, out, base, n, inner, reverse); });
 }
 
-template <class T> bool is_nan_value(T v) {
-  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
-  else return false;
-}
-
-/// out[line] = index of the largest (`want_max`) or smallest element along the axis; the first
-/// one on ties, and the first NaN when there is one (NumPy's rule: NaN wins).
+/// out[line] = index of the largest (`want_max`) or smallest element along the axis (arg_extreme_line).
 template <class T>
 void arg_extreme_axis(int64_t outer, int64_t n, int64_t inner, const T* x, int64_t* out, bool want_max) {
   const int64_t lines = outer * inner;
 #pragma omp parallel for if (lines * n > kParallelGrain) schedule(static)
-  for (int64_t l = 0; l < lines; ++l) {
-    const T* p = x + (l / inner) * n * inner + l % inner;
-    int64_t best = 0;
-    T bv = p[0];
-    if (!is_nan_value(bv)) {
-      for (int64_t s = 1; s < n; ++s) {
-        const T v = p[s * inner];
-        if (is_nan_value(v)) { best = s; break; }
-        if (want_max ? v > bv : v < bv) { bv = v; best = s; }
-      }
-    }
-    out[l] = best;
-  }
+  for (int64_t l = 0; l < lines; ++l) out[l] = arg_extreme_line(x + line_start(l, n, inner), n, inner, want_max);
 }
 
 /// out = softmax (or log_softmax when `log`) of x along the axis. The row maximum is subtracted

@@ -4,7 +4,7 @@
 // arithmetic a GPU runs. T is any of the ops' element types (complex ones on the CPU only).
 #pragma once
 
-#include "complex_element.h"
+#include "sampan/complex_element.h"
 #include "sampan/host_device.h"
 
 namespace sampan::kernels {

@@ -8,7 +8,7 @@
 #include <type_traits>
 
 #include "sampan/host_device.h"
-#include "complex_element.h"
+#include "sampan/complex_element.h"
 #include "strided_index.h"
 
 namespace sampan::kernels {

@@ -5,7 +5,7 @@
 // the per-element body the CPU loop runs (binary_element.h, unary_element.h). A dense layout
 // skips the index arithmetic, so contiguous operands read and write coalesced.
 #include "binary_element.h"
-#include "complex_element.h"
+#include "sampan/complex_element.h"
 #include "convert_element.h"
 #include "elementwise_kernels_cuda.h"
 #include "math_element.h"
@@ -141,6 +141,7 @@ void binary_cuda(const StridedLayout<3>& layout, int64_t n, T* out, const T* x, 
   SAMPAN_INSTANTIATE_UNARY(F, ComplexElement<float>) SAMPAN_INSTANTIATE_UNARY(F, ComplexElement<double>)
 #define SAMPAN_INSTANTIATE_UNARY_FLOATING(F) SAMPAN_INSTANTIATE_UNARY(F, float) SAMPAN_INSTANTIATE_UNARY(F, double)
 SAMPAN_INSTANTIATE_UNARY_REAL(NegElement)
+SAMPAN_INSTANTIATE_UNARY_REAL(AbsElement)
 SAMPAN_INSTANTIATE_UNARY_REAL(SquareElement)
 SAMPAN_INSTANTIATE_UNARY_REAL(FloorElement)
 SAMPAN_INSTANTIATE_UNARY_REAL(CeilElement)

@@ -76,21 +76,51 @@ void run(dt in, dt out, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const
   }
 }
 
-}  // namespace
-
-bool gemm_bf16_available() { return true; }
-
-std::string gemm_bf16_library() {
+std::string onednn_version() {
   const dnnl_version_t* v = dnnl_version();
   return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
 }
 
+// oneDNN builds a bfloat16 matmul only on CPUs with the instructions for it (AVX512 and up in
+// Debian 12's oneDNN 2.7; an AVX2-only CPU gets "could not create a primitive descriptor"): asked
+// once, with a small product, so matmul takes its float32 convert path elsewhere.
+bool bf16_matmul_on_this_cpu() {
+  static const bool ok = [] {
+    try {
+      dnnl::matmul::primitive_desc pd(
+          dnnl::matmul::desc(matrix(2, 2, 2, false, dt::bf16), matrix(2, 2, 2, false, dt::bf16),
+                             matrix(2, 2, 2, false, dt::bf16)),
+          cpu_engine());
+      return true;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }();
+  return ok;
+}
+
+}  // namespace
+
+bool gemm_bf16_available() { return bf16_matmul_on_this_cpu(); }
+
+std::string gemm_bf16_library() {
+  if (!bf16_matmul_on_this_cpu())
+    return "none (" + onednn_version() + " has no bfloat16 matmul on this CPU: float32 convert path)";
+  return onednn_version();
+}
+
+void require_bf16() {
+  SAMPAN_CHECK(bf16_matmul_on_this_cpu(), NotImplementedError, "bfloat16 GEMM: ", gemm_bf16_library());
+}
+
 void gemm_bf16(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const BFloat16* a, int64_t lda, const BFloat16* b,
                int64_t ldb, BFloat16* c, int64_t ldc) {
+  require_bf16();
   run(dt::bf16, dt::bf16, ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
 }
 void gemm_bf16(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const BFloat16* a, int64_t lda, const BFloat16* b,
                int64_t ldb, float* c, int64_t ldc) {
+  require_bf16();
   run(dt::bf16, dt::f32, ta, tb, m, n, k, a, lda, b, ldb, c, ldc);
 }
 void gemm_f32_same_library(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,

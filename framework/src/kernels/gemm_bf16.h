@@ -11,9 +11,10 @@
 
 namespace sampan::kernels {
 
-/// Whether gemm_bf16() has a library behind it in this build.
+/// Whether gemm_bf16() has a library behind it in this build, for this CPU (oneDNN builds no
+/// bfloat16 matmul for a CPU without AVX512).
 bool gemm_bf16_available();
-/// "oneDNN <version> (<isa>)" or "none (float32 convert path)".
+/// "oneDNN <version>", or "none (...)" saying why (float32 convert path).
 std::string gemm_bf16_library();
 
 /// C[m x n] = op(A) op(B), row-major, the same operand convention as gemm() in gemm.h.

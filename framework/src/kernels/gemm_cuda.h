@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "complex_element.h"
+#include "sampan/complex_element.h"
 
 namespace sampan::kernels {
 

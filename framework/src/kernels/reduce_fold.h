@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "complex_element.h"
+#include "sampan/complex_element.h"
 #include "sampan/host_device.h"
 #include "strided_index.h"
 
@@ -65,6 +65,21 @@ template <bool Max> struct ExtremeFoldStep {
     if (a != a) return a;
     if (v != v) return v;
     return Max ? (v > a ? v : a) : (v < a ? v : a);
+  }
+};
+
+/// a + |v|^2, |v|^2 in the element's precision as std::norm computes it (v * v, re * re + im * im):
+/// the sums of core::var, core::std and the 2-norm (into a float64 accumulator).
+struct SquaredModulusFoldStep {
+  template <class Acc, class T> SAMPAN_HOST_DEVICE Acc operator()(Acc a, T v) const { return a + static_cast<Acc>(v * v); }
+  template <class Acc, class T> SAMPAN_HOST_DEVICE Acc operator()(Acc a, ComplexElement<T> v) const {
+    return a + static_cast<Acc>(v.re * v.re + v.im * v.im);
+  }
+};
+/// a + |v| for a real v (std::abs's value; zero's sign cleared): the 1-norm's sum.
+struct AbsFoldStep {
+  template <class Acc, class T> SAMPAN_HOST_DEVICE Acc operator()(Acc a, T v) const {
+    return a + static_cast<Acc>(v < T(0) ? -v : v + T(0));
   }
 };
 

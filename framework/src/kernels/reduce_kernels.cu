@@ -1,4 +1,4 @@
-// CUDA twins of core::sum and core::amax / amin: one thread per output folding its elements in the CPU's order
+// CUDA twins of core::sum, core::amax / amin and the mapped sums of var, std and norm: one thread per output folding its elements in the CPU's order
 // (reduce_fold.h), or for one large full sum kSumParts threads each folding a contiguous part and
 // one thread adding the parts in order. Deterministic: no atomics, a fixed partition.
 #include "reduce_kernels_cuda.h"
@@ -41,7 +41,42 @@ template <class T, bool Max> __global__ void combine_extremes_kernel(const T* pa
   out[0] = a;
 }
 
+template <class T, class Step> __global__ void fold_outputs_kernel(ReduceLayout l, const T* x, double* out) {
+  SAMPAN_GRID_STRIDE_LOOP(o, l.nout) { out[o] = fold(l, x, o, 0, l.nred, 0.0, Step{}); }
+}
+
+template <class T, class Step>
+__global__ void fold_parts_kernel(ReduceLayout l, const T* x, double* parts, int64_t nparts) {
+  SAMPAN_GRID_STRIDE_LOOP(p, nparts) {
+    parts[p] = fold(l, x, 0, l.nred * p / nparts, l.nred * (p + 1) / nparts, 0.0, Step{});
+  }
+}
+
 }  // namespace
+
+template <class T, class Step>
+void fold_to_double_cuda(const ReduceLayout& l, const T* x, double* out, double* parts, int64_t nparts) {
+  if (l.nout == 0) return;
+  if (nparts > 0) {
+    fold_parts_kernel<T, Step><<<cuda::blocks_for(nparts), cuda::kThreads>>>(l, x, parts, nparts);
+    cuda::check(cudaGetLastError(), "fold_to_double_cuda parts (launch)");
+    add_parts_kernel<double, double><<<1, 1>>>(parts, nparts, out);
+    cuda::check(cudaGetLastError(), "fold_to_double_cuda add parts (launch)");
+    return;
+  }
+  fold_outputs_kernel<T, Step><<<cuda::blocks_for(l.nout), cuda::kThreads>>>(l, x, out);
+  cuda::check(cudaGetLastError(), "fold_to_double_cuda (launch)");
+}
+
+#define SAMPAN_INSTANTIATE_FOLD(T, STEP) \
+  template void fold_to_double_cuda<T, STEP>(const ReduceLayout&, const T*, double*, double*, int64_t);
+SAMPAN_INSTANTIATE_FOLD(float, SquaredModulusFoldStep)
+SAMPAN_INSTANTIATE_FOLD(double, SquaredModulusFoldStep)
+SAMPAN_INSTANTIATE_FOLD(ComplexElement<float>, SquaredModulusFoldStep)
+SAMPAN_INSTANTIATE_FOLD(ComplexElement<double>, SquaredModulusFoldStep)
+SAMPAN_INSTANTIATE_FOLD(float, AbsFoldStep)
+SAMPAN_INSTANTIATE_FOLD(double, AbsFoldStep)
+#undef SAMPAN_INSTANTIATE_FOLD
 
 template <class T, bool Max>
 void extreme_cuda(const ReduceLayout& l, const T* x, T* out, T init, T* parts, int64_t nparts) {

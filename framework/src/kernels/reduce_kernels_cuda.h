@@ -1,4 +1,4 @@
-// CUDA sums (defined in reduce_kernels.cu, compiled only where nvcc exists: SAMPAN_CUDA_KERNELS)
+// CUDA sums and extremes (defined in reduce_kernels.cu, compiled only where nvcc exists: SAMPAN_CUDA_KERNELS)
 // over the layouts of reduce_fold.h. Pointers are device pointers; errors leave as
 // std::runtime_error. Asynchronous on the default stream.
 #pragma once
@@ -23,5 +23,12 @@ void sum_cuda(const ReduceLayout& l, const T* x, T* out, Acc* parts, int64_t npa
 /// int64_t. A maximum is exact: the CPU's bits whatever the partition.
 template <class T, bool Max>
 void extreme_cuda(const ReduceLayout& l, const T* x, T* out, T init, T* parts, int64_t nparts);
+
+/// out[o] (float64) = the fold of output o's elements with Step from 0 in a float64 accumulator,
+/// in the CPU's order (the mapped sums of var, std and the norms: SquaredModulusFoldStep,
+/// AbsFoldStep); with nparts > 0 (l.nout == 1) in nparts parts into `parts`, added in order.
+/// T: float, double, ComplexElement<float>, ComplexElement<double> (AbsFoldStep: real T only).
+template <class T, class Step>
+void fold_to_double_cuda(const ReduceLayout& l, const T* x, double* out, double* parts, int64_t nparts);
 
 }  // namespace sampan::kernels

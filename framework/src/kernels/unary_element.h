@@ -1,5 +1,5 @@
-// Per-element bodies of the unary ops that have CUDA twins (core::neg, square, floor, ceil, round,
-// conj, relu and relu's gradient), shared by the CPU loops (ops/unary.cpp, ops/activation.cpp) and the
+// Per-element bodies of the unary ops that have CUDA twins (core::neg, abs, square, floor, ceil,
+// round, conj, relu and relu's gradient), shared by the CPU loops (ops/unary.cpp, ops/activation.cpp) and the
 // CUDA kernels (elementwise_kernels.cu), so the CPU tests run the arithmetic a GPU runs. Each is
 // exact (no rounding a GPU library would do differently), so the twins give the CPU's bits.
 #pragma once
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "complex_element.h"
+#include "sampan/complex_element.h"
 #include "sampan/host_device.h"
 
 namespace sampan::kernels {
@@ -21,6 +21,13 @@ namespace sampan::kernels {
 
 struct NegElement {
   template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return -v; }
+};
+// |v| of a real v: std::abs's value (fabs for floating v, so -0 and NaN lose their sign).
+struct AbsElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const {
+    if constexpr (std::is_floating_point_v<T>) return SAMPAN_ELEMENT_MATH(fabs)(v);
+    else return v < T(0) ? T(-v) : v;
+  }
 };
 struct SquareElement {
   template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return v * v; }

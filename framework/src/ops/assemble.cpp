@@ -64,6 +64,37 @@ int64_t stack_axis(int64_t axis, int64_t ndim) {
 }
 }  // namespace
 
+namespace {
+
+// The kernels write the inputs into views of out with copy_, which has a kernel on every device
+// with tensors (the CPU's, CUDA's): one function serves both.
+void concat_kernel(const std::vector<Tensor>& ts, int64_t axis, Tensor& out) {
+  const int64_t d = normalize_axis(axis, out.dim());
+  int64_t off = 0;
+  for (const Tensor& t : ts) {
+    Tensor dst(out.storage(), t.shape(), out.strides(), out.offset() + off * out.strides()[d], out.dtype());
+    copy_(dst, t);
+    off += t.shape()[d];
+  }
+}
+
+void stack_kernel(const std::vector<Tensor>& ts, int64_t axis, Tensor& out) {
+  const int64_t d = stack_axis(axis, ts[0].dim());
+  Shape st = out.strides();
+  st.erase(st.begin() + d);
+  for (size_t i = 0; i < ts.size(); ++i) {
+    Tensor dst(out.storage(), ts[i].shape(), st, out.offset() + static_cast<int64_t>(i) * out.strides()[d], out.dtype());
+    copy_(dst, ts[i]);
+  }
+}
+
+void pad_kernel(const Tensor& x, const std::vector<int64_t>& pads, double value, Tensor& out) {
+  copy_(out, scalar_tensor(value, x.dtype(), out.device()));
+  copy_(unpad(out, pads), x);
+}
+
+}  // namespace
+
 SAMPAN_OP(core, concat)
     .doc("Joins tensors along an existing `axis`; sizes must match elsewhere; dtypes promote.")
     .args("tensors", "axis")
@@ -75,15 +106,10 @@ SAMPAN_OP(core, concat)
       Shape s = concat_shape(ts, axis, d, t);
       return TensorSpec{s, t, ts[0].device};
     })
-    .cpu([](const std::vector<Tensor>& ts, int64_t axis, Tensor& out) {
-      const int64_t d = normalize_axis(axis, out.dim());
-      int64_t off = 0;
-      for (const Tensor& t : ts) {
-        Tensor dst(out.storage(), t.shape(), out.strides(), out.offset() + off * out.strides()[d], out.dtype());
-        copy_(dst, t);
-        off += t.shape()[d];
-      }
-    })
+    .cpu(concat_kernel)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(concat_kernel)  // views of out and copy_: the same on every device
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       auto ts = c.inputs(0);
       Tensor g = c.grad_output(0);
@@ -117,15 +143,10 @@ SAMPAN_OP(core, stack)
       s.insert(s.begin() + stack_axis(axis, ts[0].dim()), static_cast<int64_t>(ts.size()));
       return TensorSpec{s, t, ts[0].device};
     })
-    .cpu([](const std::vector<Tensor>& ts, int64_t axis, Tensor& out) {
-      const int64_t d = stack_axis(axis, ts[0].dim());
-      Shape st = out.strides();
-      st.erase(st.begin() + d);
-      for (size_t i = 0; i < ts.size(); ++i) {
-        Tensor dst(out.storage(), ts[i].shape(), st, out.offset() + static_cast<int64_t>(i) * out.strides()[d], out.dtype());
-        copy_(dst, ts[i]);
-      }
-    })
+    .cpu(stack_kernel)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(stack_kernel)
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       auto ts = c.inputs(0);
       Tensor g = c.grad_output(0);
@@ -149,10 +170,10 @@ SAMPAN_OP(core, pad)
       for (size_t d = 0; d < s.size(); ++d) s[d] += pads[2 * d] + pads[2 * d + 1];
       return TensorSpec{s, x.dtype, x.device};
     })
-    .cpu([](const Tensor& x, const std::vector<int64_t>& pads, double value, Tensor& out) {
-      copy_(out, scalar_tensor(value, x.dtype()));
-      copy_(unpad(out, pads), x);
-    })
+    .cpu(pad_kernel)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(pad_kernel)
+#endif
     .vjp([](const VjpContext& c) -> Grads { return {unpad(c.grad_output(0), c.attr<std::vector<int64_t>>(1))}; })
     .samples([] { return std::vector<Values>{{f64({2, 3}), IntList{1, 0, 2, 1}, 0.5}}; })
     .saves_for_vjp({});

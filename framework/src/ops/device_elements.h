@@ -1,6 +1,6 @@
 // The element type the CUDA elementwise kernels read each dtype's buffer as: the CPU's element
 // type (dispatch.h's visit_all, the one dtype -> C++ type table), with complex read through
-// kernels/complex_element.h (std::complex's layout, device operators). Host code without CUDA
+// sampan/complex_element.h (std::complex's layout, device operators). Host code without CUDA
 // includes, so the CPU tests walk the kernels' per-element functions through this same mapping.
 #pragma once
 
@@ -8,7 +8,7 @@
 
 #include "sampan/dispatch.h"
 #include "sampan/error.h"
-#include "../kernels/complex_element.h"
+#include "sampan/complex_element.h"
 
 namespace sampan::detail {
 

@@ -12,7 +12,7 @@
 #include "device_elements.h"
 #include "strided_layout.h"
 #include "../kernels/binary_element.h"
-#include "../kernels/complex_element.h"
+#include "sampan/complex_element.h"
 #include "../kernels/convert_element.h"
 #include "../kernels/elementwise_kernels_cuda.h"
 #include "../kernels/math_element.h"

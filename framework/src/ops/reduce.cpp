@@ -18,6 +18,7 @@
 #if defined(SAMPAN_CUDA_KERNELS)
 #include "cuda_support.h"
 #include "device_elements.h"
+#include "../kernels/axis_kernels_cuda.h"
 #include "../kernels/reduce_kernels_cuda.h"
 #endif
 
@@ -187,18 +188,23 @@ TensorSpec arg_extreme_spec(const char* name, const TensorSpec& x, const std::ve
   return TensorSpec{out, DType::Int64, x.device};
 }
 
+// A contiguous x as [outer, n, inner] around `axis` (one line of all elements when it is empty).
+kernels::AxisSplit arg_split(const Tensor& xc, const std::vector<int64_t>& axis) {
+  kernels::AxisSplit sp;
+  sp.n = xc.numel();
+  if (!axis.empty() && xc.dim() > 0)
+    sp = kernels::split_at_axis(xc.shape().data(), xc.dim(), normalize_axis(axis[0], xc.dim()));
+  return sp;
+}
+
 template <bool Max>
 void arg_extreme_kernel(const Tensor& x, const std::vector<int64_t>& axis, bool, Tensor& out) {
   Tensor xc = x.contiguous();
-  int64_t outer = 1, n = xc.numel(), inner = 1;
-  if (!axis.empty() && xc.dim() > 0) {
-    auto sp = kernels::split_at_axis(xc.shape().data(), xc.dim(), normalize_axis(axis[0], xc.dim()));
-    outer = sp.outer, n = sp.n, inner = sp.inner;
-  }
-  if (outer * inner == 0) return;
+  const kernels::AxisSplit sp = arg_split(xc, axis);
+  if (sp.outer * sp.inner == 0) return;
   visit_real(xc.dtype(), Max ? "core::argmax" : "core::argmin", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    kernels::arg_extreme_axis(outer, n, inner, xc.data<T>(), out.data<int64_t>(), Max);
+    kernels::arg_extreme_axis(sp.outer, sp.n, sp.inner, xc.data<T>(), out.data<int64_t>(), Max);
   });
 }
 
@@ -211,17 +217,22 @@ TensorSpec moment_spec(const TensorSpec& x, const std::vector<int64_t>& axes, do
   return TensorSpec{reduced_shape(x.shape, reduced_mask(axes, x.dim()), keepdim), moment_dtype(x.dtype), x.device};
 }
 
+// x - mean(x) over the axes (in x's floating dtype), and N - ddof: var's and std's first pass.
+std::pair<Tensor, double> centered_and_dof(const Tensor& x, const std::vector<int64_t>& axes, double ddof) {
+  Tensor xf = x.to(to_floating(x.dtype()));
+  return {sub(xf, mean(xf, axes, true)),
+          static_cast<double>(reduced_count(x.shape(), reduced_mask(axes, x.dim()))) - ddof};
+}
+
 template <bool Sqrt>
 void moment_kernel(const Tensor& x, const std::vector<int64_t>& axes, double ddof, bool, Tensor& out) {
-  Tensor xf = x.to(to_floating(x.dtype()));
-  Tensor centered = sub(xf, mean(xf, axes, true));
-  const double dof = static_cast<double>(reduced_count(x.shape(), reduced_mask(axes, x.dim()))) - ddof;
+  const auto [centered, dof] = centered_and_dof(x, axes, ddof);
   visit_floating_complex(centered.dtype(), Sqrt ? "core::std" : "core::var", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using R = decltype(std::abs(T()));
     // dof <= 0 gives inf or nan, as NumPy does (with a warning there).
     reduce_axes<T, R>(centered, axes, out, 0.0, sum_of([](T v) { return static_cast<double>(std::norm(v)); }),
-                      [dof](double a, int64_t) { return static_cast<R>(Sqrt ? std::sqrt(a / dof) : a / dof); });
+                      [dof = dof](double a, int64_t) { return static_cast<R>(Sqrt ? std::sqrt(a / dof) : a / dof); });
   });
 }
 
@@ -243,19 +254,29 @@ void mean_kernel(const Tensor& x, const std::vector<int64_t>& axes, bool keepdim
 }
 
 #if defined(SAMPAN_CUDA_KERNELS)
-// core::amax / amin on the GPU: every output folded by one thread as the CPU folds it; a full
-// reduction above the CPU's serial size in kSumParts parts combined in order (exact either way).
-template <bool Max> void extreme_on_cuda(const Tensor& x, const std::vector<int64_t>& axes, bool, Tensor& out) {
-  const char* name = Max ? "core::amax" : "core::amin";
+// The kept and reduced dimensions of x (any strides) for the GPU folds (kernels/reduce_fold.h).
+kernels::ReduceLayout cuda_reduce_layout(const char* name, const Tensor& x, const std::vector<int64_t>& axes) {
   SAMPAN_CHECK(x.dim() <= kernels::kMaxStridedDims, NotImplementedError, name, ": on CUDA, at most ",
                kernels::kMaxStridedDims, " dimensions, got ", x.dim());
   const auto m = reduced_mask(axes, x.dim());
   bool mask[kernels::kMaxStridedDims] = {};
   for (size_t d = 0; d < m.size(); ++d) mask[d] = m[d];
-  const kernels::ReduceLayout layout = kernels::reduce_layout(x.dim(), x.shape().data(), x.strides().data(), mask);
+  return kernels::reduce_layout(x.dim(), x.shape().data(), x.strides().data(), mask);
+}
+
+// A full reduction of more elements than the CPU folds on one thread is folded in kSumParts parts.
+int64_t cuda_parts(const kernels::ReduceLayout& l) {
+  return l.nout == 1 && l.nred > kernels::kParallelGrain ? kernels::kSumParts : 0;
+}
+
+// core::amax / amin on the GPU: every output folded by one thread as the CPU folds it; a full
+// reduction above the CPU's serial size in kSumParts parts combined in order (exact either way).
+template <bool Max> void extreme_on_cuda(const Tensor& x, const std::vector<int64_t>& axes, bool, Tensor& out) {
+  const char* name = Max ? "core::amax" : "core::amin";
+  const kernels::ReduceLayout layout = cuda_reduce_layout(name, x, axes);
   cuda_support::visit_cuda_dtype(x.dtype(), name, false, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const int64_t nparts = layout.nout == 1 && layout.nred > kernels::kParallelGrain ? kernels::kSumParts : 0;
+    const int64_t nparts = cuda_parts(layout);
     Tensor parts;
     if (nparts) parts = Tensor::empty({nparts}, x.dtype(), out.device());
     cuda_support::run_device([&] {
@@ -276,20 +297,15 @@ template <> struct cuda_accum<float> { using type = double; };
 template <> struct cuda_accum<kernels::ComplexElement<float>> { using type = kernels::ComplexElement<double>; };
 
 void sum_on_cuda(const Tensor& x, const std::vector<int64_t>& axes, Tensor& out) {
-  SAMPAN_CHECK(x.dim() <= kernels::kMaxStridedDims, NotImplementedError, "core::sum: on CUDA, at most ",
-               kernels::kMaxStridedDims, " dimensions, got ", x.dim());
-  const auto m = reduced_mask(axes, x.dim());
-  bool mask[kernels::kMaxStridedDims] = {};
-  for (size_t d = 0; d < m.size(); ++d) mask[d] = m[d];
   const Tensor xc = x.dtype() == out.dtype() ? x : cast(x, out.dtype());
-  const kernels::ReduceLayout layout = kernels::reduce_layout(xc.dim(), xc.shape().data(), xc.strides().data(), mask);
+  const kernels::ReduceLayout layout = cuda_reduce_layout("core::sum", xc, axes);
   detail::visit_device_element(out.dtype(), "core::sum", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, int32_t>) {
       SAMPAN_THROW(RuntimeError, "core::sum: internal error: a sum's dtype is never ", dtype_name(out.dtype()));
     } else {
       using Acc = typename cuda_accum<T>::type;
-      const int64_t nparts = layout.nout == 1 && layout.nred > kernels::kParallelGrain ? kernels::kSumParts : 0;
+      const int64_t nparts = cuda_parts(layout);
       Tensor parts;
       if (nparts) parts = Tensor::empty({nparts * static_cast<int64_t>(sizeof(Acc) / sizeof(double))}, DType::Float64, out.device());
       cuda_support::run_device([&] {
@@ -297,6 +313,56 @@ void sum_on_cuda(const Tensor& x, const std::vector<int64_t>& axes, Tensor& out)
                                   nparts ? static_cast<Acc*>(parts.raw_data()) : nullptr, nparts);
       });
     }
+  });
+}
+
+// The float64 sums of Step(x) over the axes on the GPU, one per element of `shape` (the sums of
+// var, std and the norms, folded in the CPU's order into its float64 accumulator). RealOnly: no
+// complex x (|z| is a hypot, which CUDA's library rounds its own way).
+template <class Step, bool RealOnly>
+Tensor fold_to_double_on_cuda(const char* name, const Tensor& x, const std::vector<int64_t>& axes, const Shape& shape) {
+  const kernels::ReduceLayout layout = cuda_reduce_layout(name, x, axes);
+  Tensor acc = Tensor::empty(shape, DType::Float64, x.device());
+  detail::visit_device_element(x.dtype(), name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!(std::is_floating_point_v<T> || (!RealOnly && !std::is_arithmetic_v<T>))) {
+      SAMPAN_THROW(NotImplementedError, name, ": no CUDA kernel for dtype ", dtype_name(x.dtype()), " here");
+    } else {
+      const int64_t nparts = cuda_parts(layout);
+      Tensor parts;
+      if (nparts) parts = Tensor::empty({nparts}, DType::Float64, x.device());
+      cuda_support::run_device([&] {
+        kernels::fold_to_double_cuda<T, Step>(layout, static_cast<const T*>(x.raw_data()), acc.data<double>(),
+                                              nparts ? parts.data<double>() : nullptr, nparts);
+      });
+    }
+  });
+  return acc;
+}
+
+// core::var / std on the GPU: the CPU's passes (the same centering ops, then the sum of |x|^2 in
+// float64 in the CPU's order, then / (N - ddof) and the square root in float64): the CPU's bits.
+template <bool Sqrt>
+void moment_on_cuda(const Tensor& x, const std::vector<int64_t>& axes, double ddof, bool, Tensor& out) {
+  const auto [centered, dof] = centered_and_dof(x, axes, ddof);
+  Tensor r = fold_to_double_on_cuda<kernels::SquaredModulusFoldStep, false>(Sqrt ? "core::std" : "core::var",
+                                                                            centered, axes, out.shape());
+  r = div(r, scalar_like(dof, r));
+  copy_(out, Sqrt ? sqrt(r) : r);
+}
+
+// core::argmax / argmin on the GPU: one thread per line (kernels/axis_line.h's body).
+template <bool Max>
+void arg_extreme_on_cuda(const Tensor& x, const std::vector<int64_t>& axis, bool, Tensor& out) {
+  const char* name = Max ? "core::argmax" : "core::argmin";
+  Tensor xc = x.contiguous();
+  const kernels::AxisSplit sp = arg_split(xc, axis);
+  cuda_support::visit_cuda_dtype(xc.dtype(), name, false, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    cuda_support::run_device([&] {
+      kernels::arg_extreme_cuda<T>(sp.outer, sp.n, sp.inner, static_cast<const T*>(xc.raw_data()),
+                                   out.data<int64_t>(), Max);
+    });
   });
 }
 #endif
@@ -493,6 +559,9 @@ SAMPAN_OP(core, argmax)
       return arg_extreme_spec("argmax", x, axis, keepdim);
     })
     .cpu(arg_extreme_kernel<true>)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(arg_extreme_on_cuda<true>)
+#endif
     .nondifferentiable()
     .samples([] { return std::vector<Values>{{f64({2, 3}), IntList{1}, false}}; });
 
@@ -506,6 +575,9 @@ SAMPAN_OP(core, argmin)
       return arg_extreme_spec("argmin", x, axis, keepdim);
     })
     .cpu(arg_extreme_kernel<false>)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(arg_extreme_on_cuda<false>)
+#endif
     .nondifferentiable()
     .samples([] { return std::vector<Values>{{f64({2, 3}), IntList{}, false}}; });
 
@@ -523,6 +595,9 @@ SAMPAN_OP(core, var)
     .dtypes({DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
     .shape(moment_spec)
     .cpu(moment_kernel<false>)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(moment_on_cuda<false>)
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       Tensor g = with_kept_dims(c.grad_output(0), c.input(0), c.attr<std::vector<int64_t>>(1), c.attr<bool>(3));
       return {mul(g, moment_direction(c) * 2.0)};
@@ -539,6 +614,9 @@ SAMPAN_OP(core, std)
     .dtypes({DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
     .shape(moment_spec)
     .cpu(moment_kernel<true>)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(moment_on_cuda<true>)
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       Tensor x = c.input(0);
       const auto& axes = c.attr<std::vector<int64_t>>(1);
@@ -554,6 +632,25 @@ SAMPAN_OP(core, std)
 // logsumexp
 // ------------------------------------------------------------------------------------------
 
+namespace {
+
+// core::logsumexp on every device: max + log(sum(exp(x - max))), composed of ops with kernels on
+// both. A non-finite maximum (a group of -inf, or a +inf) would make x - max NaN: those groups
+// shift by 0 (m - m is 0 exactly where m is finite).
+void logsumexp_kernel(const Tensor& x, const std::vector<int64_t>& axes, bool, Tensor& out) {
+  const Tensor xf = x.to(out.dtype());
+  if (reduced_count(x.shape(), reduced_mask(axes, x.dim())) == 0) {
+    copy_(out, scalar_tensor(-std::numeric_limits<double>::infinity(), out.dtype(), out.device()));
+    return;
+  }
+  Tensor shift = amax(xf, axes, true);
+  shift = where(eq(sub(shift, shift), scalar_like(0.0, shift)), shift, zeros_like(shift));
+  Tensor r = add(log(sum(exp(sub(xf, shift)), axes, true)), shift);
+  copy_(out, reshape(r, out.shape()));
+}
+
+}  // namespace
+
 SAMPAN_OP(core, logsumexp)
     .amp(AmpCast::Float32)
     .doc("log(sum(exp(x))) over `axes` (all when empty), computed as max + log(sum(exp(x - max))) "
@@ -567,26 +664,11 @@ SAMPAN_OP(core, logsumexp)
                           x.dtype, "bool, int32, int64, float32 or float64");
       return TensorSpec{reduced_shape(x.shape, reduced_mask(axes, x.dim()), keepdim), to_floating(x.dtype), x.device};
     })
-    .cpu([](const Tensor& x, const std::vector<int64_t>& axes, bool, Tensor& out) {
-      Tensor xf = x.to(out.dtype());
-      const bool empty = reduced_count(x.shape(), reduced_mask(axes, x.dim())) == 0;
-      Tensor shift = empty ? Tensor() : amax(xf, axes, true);
-      visit_floating(out.dtype(), "core::logsumexp", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        if (empty) {
-          T* o = out.data<T>();
-          for (int64_t i = 0; i < out.numel(); ++i) o[i] = -std::numeric_limits<T>::infinity();
-          return;
-        }
-        // A non-finite maximum (a group of -inf, or a +inf) would make x - max NaN: shift by 0.
-        T* m = shift.data<T>();
-        for (int64_t i = 0; i < shift.numel(); ++i)
-          if (!std::isfinite(m[i])) m[i] = T(0);
-      });
-      if (empty) return;
-      Tensor r = add(log(sum(exp(sub(xf, shift)), axes, true)), shift);
-      copy_(out, reshape(r, out.shape()));
-    })
+    .cpu(logsumexp_kernel)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(logsumexp_kernel)  // the same ops on the GPU; exp and log there round their own way
+    .cuda_rounds_differently()
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       Tensor x = c.input(0);
       const auto& axes = c.attr<std::vector<int64_t>>(1);
@@ -661,6 +743,23 @@ Grads norm_vjp(const VjpContext& c) {
   return {mul(mul(g, weight), sign_of(x))};
 }
 
+#if defined(SAMPAN_CUDA_KERNELS)
+// core::norm on the GPU: the CPU's float64 sums (of |x|^2, then the square root in float64; of
+// |x| for real x) and the inf norms as amax / amin of |x|: the CPU's bits. Complex x takes the
+// 2-norm only (its |z| for the others is a hypot, CUDA's library rounds it its own way).
+void norm_on_cuda(const Tensor& x, double ord, const std::vector<int64_t>& axes, bool keepdim, Tensor& out) {
+  const Tensor xf = x.to(to_floating(x.dtype()));
+  if (ord == 2) {
+    copy_(out, sqrt(fold_to_double_on_cuda<kernels::SquaredModulusFoldStep, false>("core::norm", xf, axes, out.shape())));
+    return;
+  }
+  SAMPAN_CHECK(!is_complex(xf.dtype()), NotImplementedError, "core::norm: ord ", ord, " of a ", dtype_name(xf.dtype()),
+               " tensor has no CUDA kernel (ord 2 has)");
+  if (ord == 1) copy_(out, fold_to_double_on_cuda<kernels::AbsFoldStep, true>("core::norm", xf, axes, out.shape()));
+  else copy_(out, ord > 0 ? amax(abs(xf), axes, keepdim) : amin(abs(xf), axes, keepdim));
+}
+#endif
+
 }  // namespace
 
 SAMPAN_OP(core, norm)
@@ -699,12 +798,24 @@ SAMPAN_OP(core, norm)
                             [](R a, int64_t) { return a; });
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(norm_on_cuda)
+#endif
     .vjp(norm_vjp)
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31), 2.0, IntList{}, false}, {c128({3}), 1.0, IntList{0}, true}, {f64({2, 3}, -1.0, 0.31), HUGE_VAL, IntList{1}, false}}; });
 
 // ------------------------------------------------------------------------------------------
 // cumsum
 // ------------------------------------------------------------------------------------------
+
+namespace {
+// A contiguous x as [outer, n, inner] around `axis`; a 0-d tensor is one line of one element.
+kernels::AxisSplit scan_split(const Tensor& xc, int64_t axis) {
+  kernels::AxisSplit sp;
+  if (xc.dim() > 0) sp = kernels::split_at_axis(xc.shape().data(), xc.dim(), normalize_axis(axis, xc.dim()));
+  return sp;
+}
+}  // namespace
 
 SAMPAN_OP(core, cumsum)
     .amp(AmpCast::Float32)
@@ -720,14 +831,30 @@ SAMPAN_OP(core, cumsum)
     })
     .cpu([](const Tensor& x, int64_t axis, bool reverse, Tensor& out) {
       Tensor xc = x.to(out.dtype()).contiguous();
-      kernels::AxisSplit sp;  // a 0-d tensor is one line of one element
-      if (xc.dim() > 0) sp = kernels::split_at_axis(xc.shape().data(), xc.dim(), normalize_axis(axis, xc.dim()));
-      const int64_t outer = sp.outer, n = sp.n, inner = sp.inner;
+      const kernels::AxisSplit sp = scan_split(xc, axis);
       visit_numeric(out.dtype(), "core::cumsum", [&](auto tag) {
         using T = typename decltype(tag)::type;
-        kernels::cumsum_axis<T, typename accum<T>::type>(outer, n, inner, xc.data<T>(), out.data<T>(), reverse);
+        kernels::cumsum_axis<T, typename accum<T>::type>(sp.outer, sp.n, sp.inner, xc.data<T>(), out.data<T>(), reverse);
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& x, int64_t axis, bool reverse, Tensor& out) {
+      Tensor xc = x.to(out.dtype()).contiguous();
+      const kernels::AxisSplit sp = scan_split(xc, axis);
+      detail::visit_device_element(out.dtype(), "core::cumsum", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, int32_t>) {
+          SAMPAN_THROW(RuntimeError, "core::cumsum: internal error: a scan's dtype is never ", dtype_name(out.dtype()));
+        } else {
+          cuda_support::run_device([&] {
+            kernels::cumsum_cuda<T, typename cuda_accum<T>::type>(sp.outer, sp.n, sp.inner,
+                                                                   static_cast<const T*>(xc.raw_data()),
+                                                                   static_cast<T*>(out.raw_data()), reverse);
+          });
+        }
+      });
+    })
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       // out_j = sum_{i <= j} x_i, so grad_i = sum_{j >= i} g_j: the scan in the other direction.
       return {cumsum(c.grad_output(0), c.attr<int64_t>(1), !c.attr<bool>(2))};

@@ -228,9 +228,22 @@ SAMPAN_OP(core, abs)
       visit_numeric(x.dtype(), "core::abs", [&](auto tag) {
         using T = typename decltype(tag)::type;
         using R = decltype(std::abs(T{}));
-        detail::unary_loop<T, R>(x, out, [](T v) { return static_cast<R>(std::abs(v)); });
+        detail::unary_loop<T, R>(x, out, [](T v) {
+          // Real values through the body the CUDA twin runs; complex ones through std::abs (a hypot).
+          if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>)
+            return static_cast<R>(kernels::AbsElement{}(v));
+          else
+            return static_cast<R>(std::abs(v));
+        });
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& x, Tensor& out) {
+      SAMPAN_CHECK(!is_complex(x.dtype()), NotImplementedError, "core::abs: the modulus of a ", dtype_name(x.dtype()),
+                   " tensor has no CUDA kernel yet (real dtypes have)");
+      detail::unary_on_cuda<kernels::AbsElement>("core::abs", x, out);
+    })
+#endif
     // d|x| = sign(x) (z/|z| for complex: PyTorch's abs_backward); the subgradient 0 at 0.
     .vjp([](const VjpContext& c) -> Grads { return {mul(c.grad_output(0), sign(c.input(0)))}; })
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; })

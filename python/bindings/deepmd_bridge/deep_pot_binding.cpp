@@ -101,6 +101,14 @@ void init_deepmd_model(py::module_& m) {
       .def_readwrite("out_bias", &DeepPot::out_bias)
       .def_readonly("sel_overflow_evaluations", &DeepPot::sel_overflow_evaluations,
                     "compute calls (MD steps) in which some centre had more neighbours than sel (dropped)")
+      .def("to", [](DeepPot& p, const std::string& device) -> DeepPot& {
+             py::gil_scoped_release no_gil;
+             p.to(Device::parse(device));
+             return p;
+           }, py::arg("device"), py::return_value_policy::reference_internal,
+           "Moves every tensor of the model to `device` ('cpu', 'cuda', 'cuda:0'); returns the model. Take "
+           "parameters() after moving (they are new tensors). evaluate() then runs the network there.")
+      .def_property_readonly("device", [](const DeepPot& p) { return p.device().str(); })
       .def("parameters", &DeepPot::parameters)
       .def("parameter_names", &DeepPot::parameter_names)
       .def("validate", &DeepPot::validate)

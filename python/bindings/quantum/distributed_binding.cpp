@@ -19,12 +19,13 @@ void init_quantum_distributed(py::module_& m) {
   m.def("quantum_run_circuit",
         [](int64_t n, const std::vector<int64_t>& circuit, const std::vector<double>& params,
            const std::vector<double>& constants, const std::vector<int64_t>& paulis, const std::vector<double>& coeffs,
-           int64_t shots, uint64_t seed, bool gather_state, int64_t chunk_amps, bool use_mpi) {
+           int64_t shots, uint64_t seed, bool gather_state, int64_t chunk_amps, bool use_mpi,
+           const std::string& device) {
           quantum::DistributedRun run;
           {
             py::gil_scoped_release no_gil;
             run = quantum::run_circuit(n, circuit, params, constants, paulis, coeffs, shots, seed, gather_state,
-                                       chunk_amps, use_mpi);
+                                       chunk_amps, use_mpi, device);
           }
           py::dict out;
           out["rank"] = run.rank;
@@ -44,8 +45,8 @@ void init_quantum_distributed(py::module_& m) {
         },
         py::arg("n_qubits"), py::arg("circuit"), py::arg("params"), py::arg("constants"), py::arg("paulis"),
         py::arg("coeffs"), py::arg("shots") = 0, py::arg("seed") = 0, py::arg("gather_state") = false,
-        py::arg("chunk_amps") = 0, py::arg("use_mpi") = true,
-        "Runs a circuit over all MPI ranks (one rank without MPI, or with use_mpi=False: no MPI call); see sampan/quantum/distributed.h. Returns "
+        py::arg("chunk_amps") = 0, py::arg("use_mpi") = true, py::arg("device") = "cpu",
+        "Runs a circuit over all MPI ranks (device='cuda': on the GPU, one rank) (one rank without MPI, or with use_mpi=False: no MPI call); see sampan/quantum/distributed.h. Returns "
         "{rank, size, expectation, counts [(index, shots)] (rank 0), state (rank 0, when gather_state)}.");
   m.def("quantum_run_measured_circuit",
         [](int64_t n, const std::vector<int64_t>& circuit, const std::vector<double>& params,

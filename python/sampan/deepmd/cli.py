@@ -16,6 +16,8 @@ def register(subparsers):
     p.add_argument("-o", "--output-dir", default=None, help="where lcurve.out and checkpoints go (default: cwd)")
     p.add_argument("--stop-at", type=int, default=None, metavar="STEP",
                    help="stop after STEP steps of the numb_steps schedule (e.g. 10000 of 1000000)")
+    p.add_argument("--device", default="cpu", metavar="DEVICE",
+                   help="cpu (default) or cuda: the model and its double backward on the GPU")
     p.set_defaults(run=_train)
 
     p = sub.add_parser("test", help="energy and force errors of a model on a system (like dp test)")
@@ -53,8 +55,13 @@ def register(subparsers):
 
 
 def _train(args):
+    from .._device import device_problem
     from .train import train
-    train(args.input, restart=args.restart, output_dir=args.output_dir, stop_at=args.stop_at)
+    problem = device_problem(args.device)
+    if problem:  # before the data is read
+        print(f"sampan deepmd train: error: --device {args.device}: {problem}", file=sys.stderr)
+        return 2
+    train(args.input, restart=args.restart, output_dir=args.output_dir, stop_at=args.stop_at, device=args.device)
     return 0
 
 

@@ -66,6 +66,6 @@ def evaluate_system(model, system, frames=None):
     for f in frames:
         out = model.evaluate(frame_input(model, system, f), True, False)
         energy.append(out["energy"].item())
-        force.append(out["force"].numpy().copy())
-        virial.append(out["virial"].numpy().copy())
+        force.append(out["force"].cpu().numpy().copy())  # a model on the GPU gives GPU tensors
+        virial.append(out["virial"].cpu().numpy().copy())
     return np.array(energy), np.array(force), np.array(virial)

@@ -40,6 +40,7 @@ import sampan as sp
 from ..callbacks import Callback
 from ..hapi.model import Model
 from ..nn.module import Module
+from .._device import device_argument
 from .input_keys import checked_input
 from .model import DeepPot, frame_input, model_config
 from .neighbor_stat import auto_factor, auto_sel, neighbor_stat
@@ -135,12 +136,12 @@ def _frame_loss(model, ext, system, f, pref, create_graph):
         loss = l2_e * (pref["e"] / natoms)
         terms["e"] = l2_e.item()
     if system.force is not None:
-        df = out["force"] - sp.tensor(system.force[f])
+        df = out["force"] - sp.tensor(system.force[f], device=out["force"].device)
         l2_f = (df * df).mean()
         loss = l2_f * pref["f"] if loss is None else loss + l2_f * pref["f"]
         terms["f"] = l2_f.item()
     if system.virial is not None and pref["v"] > 0:
-        dv = out["virial"] - sp.tensor(system.virial[f].ravel())
+        dv = out["virial"] - sp.tensor(system.virial[f].ravel(), device=out["virial"].device)
         l2_v = (dv * dv).mean()
         loss = loss + l2_v * (pref["v"] / natoms)
         terms["v"] = l2_v.item()
@@ -256,9 +257,13 @@ class LcurveWriter(Callback):
 
 
 class Trainer:
-    def __init__(self, config, base_dir=".", output_dir=".", log=print, source="input.json", text=None):
+    def __init__(self, config, base_dir=".", output_dir=".", log=print, source="input.json", text=None,
+                 device="cpu"):
         config = checked_input(config, source, text)
         self.log = log
+        # Where the model trains: its tensors move there before the optimizer takes them; frames are
+        # extended (neighbour lists) on the host and copied in by DeepPot.evaluate.
+        self.device = device_argument(device, "deepmd Trainer")
         self.output_dir = output_dir
         training = config["training"]
         self.seed = int(training.get("seed", config["model"]["descriptor"].get("seed", 1)) or 1)
@@ -283,6 +288,8 @@ class Trainer:
         self.disp_file = training.get("disp_file", "lcurve.out")
         cfg = model_config(config)
         self.model = DeepPot(cfg, int(config["model"]["descriptor"].get("seed", self.seed) or self.seed))
+        if self.device != "cpu":
+            self.model.to(self.device)
         lr = config.get("learning_rate", {})
         if lr.get("type", "exp") != "exp":
             raise ValueError(f"learning_rate.type: '{lr.get('type')}' is not supported (exp)")
@@ -340,9 +347,9 @@ class Trainer:
     # -- statistics ----------------------------------------------------------------------------
     def init_statistics(self):
         davg, dstd, bias = compute_statistics(self.model, self.train_systems, self.stat_nbatch)
-        self.model.davg = sp.tensor(davg)
-        self.model.dstd = sp.tensor(dstd)
-        self.model.bias_atom_e = sp.tensor(np.asarray(bias, dtype=np.float64))
+        self.model.davg = sp.tensor(davg, device=self.device)
+        self.model.dstd = sp.tensor(dstd, device=self.device)
+        self.model.bias_atom_e = sp.tensor(np.asarray(bias, dtype=np.float64), device=self.device)
         if self.ranks > 1:  # the same data gives the same numbers; rank 0's, to be sure of every bit
             from .. import distributed as dist
             for t in (self.model.davg, self.model.dstd, self.model.bias_atom_e):
@@ -433,8 +440,8 @@ class Trainer:
         if saved_ranks != self.ranks:
             raise ValueError(f"{path}: the checkpoint was written by a run on {saved_ranks} rank(s) but this run "
                              f"has {self.ranks}; restart it with as many")
-        self.model.davg, self.model.dstd = state["davg"], state["dstd"]
-        self.model.bias_atom_e = state["bias_atom_e"]
+        self.model.davg, self.model.dstd = state["davg"].to(self.device), state["dstd"].to(self.device)
+        self.model.bias_atom_e = state["bias_atom_e"].to(self.device)
         self.scheduler.load_state_dict(state["scheduler"])
         payload = dict(state, network=dict(zip(self.model.parameter_names(), state["params"])), epoch=0)
         self.fitter.load_checkpoint_state(payload)  # parameters, optimizer, step; loader and cursor at fit
@@ -531,7 +538,7 @@ def _drop_lcurve_rows_from(path, step):
     os.replace(tmp, path)
 
 
-def train(input_path, restart=None, output_dir=None, log=print, stop_at=None):
+def train(input_path, restart=None, output_dir=None, log=print, stop_at=None, device="cpu"):
     with open(input_path) as f:
         text = f.read()
     try:
@@ -541,7 +548,7 @@ def train(input_path, restart=None, output_dir=None, log=print, stop_at=None):
                          f"column {error.colno}") from None
     base = os.path.dirname(os.path.abspath(input_path))
     trainer = Trainer(config, base_dir=base, output_dir=output_dir or os.getcwd(), log=log, source=str(input_path),
-                      text=text)
+                      text=text, device=device)
     trainer.stop_at = stop_at
     trainer.train(restart=restart)
     return trainer

@@ -148,26 +148,14 @@ def run_pretrain(args):
     return _reported(_pretrain)(args)
 
 
-def _device_problem(sampan, device):
-    """Why training cannot run on `device` (a name that is no device, no GPU in this process), or
-    None; asked before the dataset is read."""
-    from .._device import device_argument
-    try:
-        name = device_argument(device, "--device")
-    except ValueError as e:
-        return str(e).split(": ", 1)[1]
-    if name != "cpu" and not sampan.cuda.is_available():
-        return f"no GPU in this process ({sampan.cuda.unavailable_reason()})"
-    return None
-
-
 def _finetune(args):
     import sampan
     from .. import distributed as dist
+    from .._device import device_problem
     from .finetune import finetune_dataset, save_model
     if args.threads:
         sampan.set_num_threads(args.threads)
-    problem = _device_problem(sampan, args.device)
+    problem = device_problem(args.device)
     if problem:
         print(f"sampan helix finetune: error: --device {args.device}: {problem}", file=sys.stderr)
         return 2

@@ -25,6 +25,7 @@ import numpy as np
 
 import sampan as sp
 
+from .._device import device_argument
 from . import gates, measurement, qasm, shots as shot_estimates
 from .classical import ClassicalMixin
 from .gates import CHANNEL_OPCODES
@@ -38,10 +39,13 @@ class Circuit(ChannelMixin, ClassicalMixin):
     Noise channels: noise.py (ChannelMixin); classical registers, recorded measurements and their
     counts: classical.py (ClassicalMixin); measurement conventions: measurement.py."""
 
-    def __init__(self, n_qubits, seed=0):
+    def __init__(self, n_qubits, seed=0, device="cpu"):
         if not isinstance(n_qubits, numbers.Integral) or not 1 <= n_qubits <= 60:
             raise ValueError(f"Circuit: n_qubits must be an integer in [1, 60], got {n_qubits!r}")
         self.n_qubits = int(n_qubits)
+        # Where state() and expectation() simulate: the angles stay on the CPU (the gate matrices
+        # are built there) and move, differentiably, with each call; density matrices run on the CPU.
+        self.device = device_argument(device, "Circuit")
         self._gates = []          # (name, qubits tuple, angle refs)
         self._own_values = []     # initial values of circuit-owned parameters
         self._external = []       # user tensors (flattened float64 views are built at run time)
@@ -453,11 +457,16 @@ class Circuit(ChannelMixin, ClassicalMixin):
                 enc.extend(gates.encode(g, qubits, [slot(r) for r in refs]))
         return params, enc, list(self._constants)
 
-    def state(self, order=DEFAULT_ORDER):
-        """The state circuit|0...0> as a complex128 sp tensor [2^n], differentiable (adjoint method),
-        in qubit ``order`` ('little' or 'big', qubit_order.py).
-        A circuit with noise channels has no state vector: use density_matrix()."""
+    def _device_params(self):
+        """encode() with the parameters on the circuit's device (a differentiable copy)."""
         params, enc, consts = self.encode()
+        return (params if self.device == "cpu" else params.to(self.device)), enc, consts
+
+    def state(self, order=DEFAULT_ORDER):
+        """The state circuit|0...0> as a complex128 sp tensor [2^n] on the circuit's device,
+        differentiable (adjoint method), in qubit ``order`` ('little' or 'big', qubit_order.py).
+        A circuit with noise channels has no state vector: use density_matrix()."""
+        params, enc, consts = self._device_params()
         return convert(sp.ops.quantum.statevector(params, enc, consts, self.n_qubits), order, "Circuit.state")
 
     def density_matrix(self, order=DEFAULT_ORDER):
@@ -479,13 +488,16 @@ class Circuit(ChannelMixin, ClassicalMixin):
             hamiltonian = Hamiltonian(hamiltonian)
         if shots is not None:
             return shot_estimates.circuit_expectation(self, hamiltonian, shots, seed, self._use_dm(density_matrix))
-        params, enc, consts = self.encode()
         paulis, coeffs = hamiltonian.encode(self.n_qubits)
-        op = sp.ops.quantum.dm_expectation if self._use_dm(density_matrix) else sp.ops.quantum.expectation
-        return op(params, enc, consts, self.n_qubits, paulis, coeffs)
+        if self._use_dm(density_matrix):
+            params, enc, consts = self.encode()
+            return sp.ops.quantum.dm_expectation(params, enc, consts, self.n_qubits, paulis, coeffs)
+        params, enc, consts = self._device_params()
+        return sp.ops.quantum.expectation(params, enc, consts, self.n_qubits, paulis, coeffs)
 
     def _final_state(self, density_matrix, order=DEFAULT_ORDER):
-        return self.density_matrix(order) if self._use_dm(density_matrix) else self.state(order)
+        # Measurement runs on the CPU: a GPU state comes over once (differentiably).
+        return self.density_matrix(order) if self._use_dm(density_matrix) else self.state(order).cpu()
 
     # ---- measurement (conventions: measurement.py) ----------------------------------------------
     def probabilities(self, qubits=None, density_matrix=None, order=DEFAULT_ORDER):

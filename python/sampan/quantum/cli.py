@@ -1,6 +1,7 @@
 """``sampan quantum run circuit.qasm``: simulate an OpenQASM 2.0 circuit from |0...0>.
 
     sampan quantum run bell.qasm --shots 1000 --seed 7 --observable "1.0 Z0 Z1" --state-out psi.npy
+    sampan quantum run big.qasm --device cuda --observable "1.0 Z0"   # the state on the GPU
     mpirun -n 4 sampan quantum run big.qasm --shots 100     # the state split over 4 ranks
 
 One process runs without MPI. Launched by mpirun (Open MPI, MPICH or any PMI launcher) the
@@ -37,6 +38,8 @@ def register(subparsers):
                      help="a Hamiltonian term such as '1.0 Z0 Z1' or 'X2'; repeat to add terms")
     run.add_argument("--state-out", metavar="FILE", help="write the final state (complex128 .npy) on rank 0")
     run.add_argument("--no-fusion", action="store_true", help="apply gates one by one (no gate fusion)")
+    run.add_argument("--device", default="cpu", metavar="DEVICE",
+                     help="cpu (default) or cuda: simulate on the GPU, one process; shots drawn on the host")
     run.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     run.set_defaults(run=_run)
 
@@ -89,6 +92,7 @@ def _density_matrix_expectation(circuit, hamiltonian):
 
 def _run(args):
     import sampan as sp
+    from .._device import device_problem
     from .circuit import Circuit
     from .distributed import run as run_distributed, under_mpi_launcher
 
@@ -111,6 +115,9 @@ def _run(args):
         hamiltonian.encode(n)  # checks the qubit range here, with the option's name
     except (ValueError, TypeError, IndexError) as e:
         return _error(f"--observable: {e}")
+    problem = device_problem(args.device)
+    if problem:
+        return _error(f"--device {args.device}: {problem}")
     if args.no_fusion:
         sp._C.quantum_set_fusion(False)
     measured = bool(circuit.measurements or circuit.mid_circuit_measurements)
@@ -118,6 +125,9 @@ def _run(args):
     t0 = time.perf_counter()
     try:
         if branching:
+            if args.device != "cpu":
+                return _error(f"{args.qasm}: with reset, a mid-circuit measurement or if the circuit runs its shots "
+                              "by shot branching, on the CPU: --device cuda is not available")
             if args.state_out:
                 return _error(f"{args.qasm}: with reset, a mid-circuit measurement or if the circuit has no single "
                               "final state vector: --state-out is not available")
@@ -133,7 +143,7 @@ def _run(args):
             result["expectation"] = expectation
         else:
             result = run_distributed(circuit, hamiltonian if args.observable else None, shots=args.shots,
-                                     seed=args.seed, gather_state=bool(args.state_out))
+                                     seed=args.seed, gather_state=bool(args.state_out), device=args.device)
         register_counts = result["register_counts"] if measured and args.shots and result["rank"] == 0 else None
     except (RuntimeError, ValueError, IndexError, TypeError) as e:
         return _error(str(e))
@@ -145,13 +155,15 @@ def _run(args):
     counts = result["counts"]
     if args.json:
         out = {"file": args.qasm, "n_qubits": n, "gates": len(circuit), "ranks": result["size"],
+               "device": args.device,
                "fusion": not args.no_fusion, "seconds": seconds, "expectation": result["expectation"],
                "shots": args.shots, "seed": args.seed, "counts": counts, "register_counts": register_counts,
                "branches": result.get("branches", 1),
                "state_out": args.state_out}
         print(json.dumps(out))
         return 0
-    print(f"{args.qasm}: {n} qubits, {len(circuit)} gates; {result['size']} rank(s), "
+    where = f"{result['size']} rank(s)" if args.device == "cpu" else f"on {args.device}"
+    print(f"{args.qasm}: {n} qubits, {len(circuit)} gates; {where}, "
           f"fusion {'off' if args.no_fusion else 'on'}; {seconds:.3f} s")
     if result["expectation"] is not None:
         print(f"<H> = {result['expectation']:.12g}   (H = {' + '.join(args.observable)})")

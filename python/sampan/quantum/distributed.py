@@ -29,7 +29,7 @@ def under_mpi_launcher():
     return any(v in os.environ for v in _LAUNCHER_VARS)
 
 
-def run(circuit, observable=None, shots=0, seed=0, gather_state=False, use_mpi=None):
+def run(circuit, observable=None, shots=0, seed=0, gather_state=False, use_mpi=None, device="cpu"):
     """Simulates `circuit` from ``|0...0>``; returns {rank, size, expectation (None without an
     observable), counts {bitstring: shots} (rank 0; qubit n-1 leftmost), register_counts (rank 0,
     when the circuit measures into classical registers and shots > 0: Qiskit's keys, as
@@ -41,7 +41,11 @@ def run(circuit, observable=None, shots=0, seed=0, gather_state=False, use_mpi=N
     its shots by shot branching on the distributed state (run_measured_circuit in
     sampan/quantum/distributed.h): the same counts for any number of ranks and the same as
     ``circuit.counts(shots, seed, method='statevector')`` in one process. Such a circuit has no
-    single final state, so no observable and no gather_state."""
+    single final state, so no observable and no gather_state.
+
+    device='cuda': the state is simulated and <H> taken on the GPU, in one process (one rank); the
+    state then comes to the host, where its shots are drawn as on the CPU (the same sampler, so the
+    CPU's counts wherever the two states' probabilities round alike)."""
     if use_mpi is None:
         use_mpi = under_mpi_launcher()
     if use_mpi and not sp._C.quantum_built_with_mpi():
@@ -49,6 +53,9 @@ def run(circuit, observable=None, shots=0, seed=0, gather_state=False, use_mpi=N
                            "(install libopenmpi-dev and rebuild)")
     n = circuit.n_qubits
     if circuit.mid_circuit_measurements or circuit.classical_conditions or circuit.has_channels:
+        if str(device) != "cpu":
+            raise ValueError(f"device {device}: the circuit measures mid-circuit, resets or has classically controlled "
+                             "gates, whose shots run by shot branching on the CPU")
         if observable is not None or gather_state:
             raise ValueError("the circuit measures mid-circuit, resets or has classically controlled gates: it has no "
                              "single final state, so no observable and no gathered state (its counts are sampled by "
@@ -71,7 +78,8 @@ def run(circuit, observable=None, shots=0, seed=0, gather_state=False, use_mpi=N
     params, enc, consts = circuit.encode()
     params = [float(v) for v in params.detach().numpy().reshape(-1)]
     r = sp._C.quantum_run_circuit(n, enc, params, consts, paulis, coeffs, shots=int(shots), seed=int(seed),
-                                  gather_state=bool(gather_state), use_mpi=bool(use_mpi))
+                                  gather_state=bool(gather_state), use_mpi=bool(use_mpi),
+                                  device=str(device))
     r["counts"] = {format(i, f"0{n}b"): c for i, c in r["counts"]}
     r["branches"] = 1
     r["register_counts"] = (circuit.register_counts(r["counts"])

@@ -184,6 +184,13 @@ double DistributedState::expectation(const std::vector<PauliTerm>& h) const {
   return e;
 }
 
+void DistributedState::load(std::vector<complex128> amps) {
+  SAMPAN_CHECK(comm_.size() == 1 && amps.size() == local_.size(), ValueError,
+               "quantum (distributed): load takes the whole state on one rank (", local_.size(),
+               " amplitudes), got ", amps.size(), " on rank ", comm_.rank(), " of ", comm_.size());
+  local_ = std::move(amps);
+}
+
 std::vector<std::pair<uint64_t, int64_t>> DistributedState::sample(int64_t shots, uint64_t seed) const {
   SAMPAN_CHECK(shots >= 0, ValueError, "quantum (distributed): shots must be >= 0, got ", shots);
   double mass = 0;

@@ -25,6 +25,9 @@ class DistributedState {
   int n_local() const { return n_local_; }
   const std::vector<complex128>& local() const { return local_; }
 
+  /// Replaces the amplitudes by `amps` (one rank only: all 2^n of them), e.g. a state simulated
+  /// on the GPU, so that its shots are drawn here.
+  void load(std::vector<complex128> amps);
   /// Applies every gate (fused when fusion is on) of a decoded circuit.
   void apply_circuit(const std::vector<Gate>& gates, const double* params, const std::vector<double>& constants);
   /// A matrix on `targets` where the bits of cmask are set (`fast`: apply as gate g's fast path).

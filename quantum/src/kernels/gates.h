@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/gate_element.h"
 #include "kernels/gates_avx2.h"
 #include "kernels/index_runs.h"
 
@@ -52,11 +53,7 @@ inline void for_each_group(int n, const std::vector<int>& sorted_qubits, uint64_
   const uint64_t N = uint64_t(1) << n;
 #pragma omp parallel for if (N >= kParallelAmps) schedule(static)
   for (int64_t g = 0; g < groups; ++g) {
-    uint64_t base = static_cast<uint64_t>(g);
-    for (int q : sorted_qubits) {
-      const uint64_t low = base & ((uint64_t(1) << q) - 1);
-      base = ((base >> q) << (q + 1)) | low;
-    }
+    const uint64_t base = group_base(static_cast<uint64_t>(g), sorted_qubits.data(), k);
     if ((base & cmask) != cmask) continue;
     f(base);
   }
@@ -65,12 +62,8 @@ inline void for_each_group(int n, const std::vector<int>& sorted_qubits, uint64_
 /// Dense 2x2 matrix m (row-major) on target t.
 template <class T>
 void apply_1q(std::complex<T>* a, int n, int t, const std::complex<T>* m, uint64_t cmask = 0) {
-  const std::complex<T> m00 = m[0], m01 = m[1], m10 = m[2], m11 = m[3];
-  for_each_pair(n, t, cmask, [=](uint64_t i0, uint64_t i1) {
-    const std::complex<T> x = a[i0], y = a[i1];
-    a[i0] = m00 * x + m01 * y;
-    a[i1] = m10 * x + m11 * y;
-  });
+  const std::complex<T> mm[4] = {m[0], m[1], m[2], m[3]};
+  for_each_pair(n, t, cmask, [&](uint64_t i0, uint64_t i1) { dense_pair(a, i0, i1, mm); });
 }
 
 /// Diagonal 1-qubit gate diag(d0, d1) on target t.
@@ -124,12 +117,10 @@ template <class T>
 void apply_2q(std::complex<T>* a, int n, int q0, int q1, const std::complex<T>* m, uint64_t cmask = 0) {
   std::vector<int> s = {std::min(q0, q1), std::max(q0, q1)};
   const uint64_t b0 = uint64_t(1) << q0, b1 = uint64_t(1) << q1;
-  for_each_group(n, s, cmask, [=](uint64_t base) {
-    const uint64_t idx[4] = {base, base | b0, base | b1, base | b0 | b1};
+  const uint64_t off[4] = {0, b0, b1, b0 | b1};
+  for_each_group(n, s, cmask, [&](uint64_t base) {
     std::complex<T> v[4];
-    for (int r = 0; r < 4; ++r) v[r] = a[idx[r]];
-    for (int r = 0; r < 4; ++r)
-      a[idx[r]] = m[4 * r] * v[0] + m[4 * r + 1] * v[1] + m[4 * r + 2] * v[2] + m[4 * r + 3] * v[3];
+    dense_group(a, base, off, 4, m, v);
   });
 }
 
@@ -148,12 +139,7 @@ void apply_kq(std::complex<T>* a, int n, const std::vector<int>& qubits, const s
   const uint64_t* off = offs.data();
   for_each_group(n, s, cmask, [=](uint64_t base) {
     std::complex<T> v[1 << 10];
-    for (int r = 0; r < dim; ++r) v[r] = a[base | off[r]];
-    for (int r = 0; r < dim; ++r) {
-      std::complex<T> acc = 0;
-      for (int c = 0; c < dim; ++c) acc += m[static_cast<size_t>(r) * dim + c] * v[c];
-      a[base | off[r]] = acc;
-    }
+    dense_group(a, base, off, dim, m, v);
   });
 }
 
@@ -249,10 +235,9 @@ std::complex<double> inner_1q(const std::complex<T>* lam, const std::complex<T>*
 #pragma omp parallel for reduction(+ : re, im) if ((uint64_t(1) << n) >= kParallelAmps) schedule(static)
   for (int64_t k = 0; k < pairs; ++k) {
     const uint64_t kk = static_cast<uint64_t>(k);
-    const uint64_t i0 = ((kk >> t) << (t + 1)) | (kk & (half - 1)), i1 = i0 | half;
+    const uint64_t i0 = insert_zero_bit(kk, t);
     if ((i0 & cmask) != cmask) continue;
-    const std::complex<T> x = phi[i0], y = phi[i1];
-    const std::complex<T> s = std::conj(lam[i0]) * (m[0] * x + m[1] * y) + std::conj(lam[i1]) * (m[2] * x + m[3] * y);
+    const std::complex<T> s = inner_pair(lam, phi, i0, i0 | half, m);
     re += s.real();
     im += s.imag();
   }
@@ -263,23 +248,15 @@ std::complex<double> inner_1q(const std::complex<T>* lam, const std::complex<T>*
 template <class T>
 std::complex<double> inner_2q(const std::complex<T>* lam, const std::complex<T>* phi, int n, int q0, int q1,
                               const std::complex<T>* m, uint64_t cmask) {
-  const int lo = std::min(q0, q1), hi = std::max(q0, q1);
-  const uint64_t b0 = uint64_t(1) << q0, b1 = uint64_t(1) << q1;
+  const int sorted[2] = {std::min(q0, q1), std::max(q0, q1)};
+  const uint64_t b0 = uint64_t(1) << q0, b1 = uint64_t(1) << q1, off[4] = {0, b0, b1, b0 | b1};
   const int64_t groups = static_cast<int64_t>(uint64_t(1) << (n - 2));
   double re = 0, im = 0;
 #pragma omp parallel for reduction(+ : re, im) if ((uint64_t(1) << n) >= kParallelAmps) schedule(static)
   for (int64_t g = 0; g < groups; ++g) {
-    uint64_t base = static_cast<uint64_t>(g);
-    base = ((base >> lo) << (lo + 1)) | (base & ((uint64_t(1) << lo) - 1));
-    base = ((base >> hi) << (hi + 1)) | (base & ((uint64_t(1) << hi) - 1));
+    const uint64_t base = group_base(static_cast<uint64_t>(g), sorted, 2);
     if ((base & cmask) != cmask) continue;
-    const uint64_t idx[4] = {base, base | b0, base | b1, base | b0 | b1};
-    std::complex<T> s = 0;
-    for (int r = 0; r < 4; ++r) {
-      std::complex<T> acc = 0;
-      for (int c = 0; c < 4; ++c) acc += m[4 * r + c] * phi[idx[c]];
-      s += std::conj(lam[idx[r]]) * acc;
-    }
+    const std::complex<T> s = inner_group(lam, phi, base, off, 4, m);
     re += s.real();
     im += s.imag();
   }

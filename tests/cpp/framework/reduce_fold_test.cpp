@@ -136,3 +136,59 @@ TEST(ReduceFold, ExtremesHaveTheCpuBitsNanIncluded) {
     }
   }
 }
+
+namespace {
+
+// The float64 fold of Step over x's outputs, as fold_to_double_cuda's threads compute it.
+template <class Step> Tensor through_double_fold(const Tensor& x, const std::vector<int64_t>& axes, const Shape& shape) {
+  Tensor acc = Tensor::empty(shape, DType::Float64);
+  const auto l = layout_of(x, axes);
+  detail::visit_device_element(x.dtype(), "test", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    constexpr bool complex_ok = !std::is_same_v<Step, kernels::AbsFoldStep>;  // |z| is not folded on a GPU
+    if constexpr (std::is_floating_point_v<T> || (complex_ok && !std::is_arithmetic_v<T>)) {
+      for (int64_t o = 0; o < l.nout; ++o)
+        acc.data<double>()[o] = kernels::fold(l, static_cast<const T*>(x.raw_data()), o, 0, l.nred, 0.0, Step{});
+    }
+  });
+  return acc;
+}
+
+void expect_bits(const char* what, const Tensor& got, const Tensor& want) {
+  ASSERT_EQ(got.shape(), want.shape()) << what;
+  ASSERT_EQ(got.dtype(), want.dtype()) << what;
+  EXPECT_EQ(std::memcmp(got.contiguous().raw_data(), want.contiguous().raw_data(), want.nbytes()), 0) << what;
+}
+
+}  // namespace
+
+// var, std and the norms on the GPU: the fold of |x|^2 (or |x|) in float64, then the division,
+// square root and rounding as ops. On the CPU that recipe must give core::var's, std's and norm's
+// bits for strided, float32 and complex inputs.
+TEST(ReduceFold, VarStdAndNormFoldsHaveTheCpuBits) {
+  const Tensor a = spread({5, 7, 6}, 41);
+  const std::vector<Tensor> inputs = {a, permute(a, {2, 0, 1}), slice(a, 1, 1, 6, 2), a.to(DType::Float32),
+                                      complex(spread({4, 9}, 43), spread({4, 9}, 45)).to(DType::Complex64)};
+  for (const Tensor& x : inputs) {
+    for (const std::vector<int64_t>& axes : std::vector<std::vector<int64_t>>{{}, {0}, {1}, {0, 1}}) {
+      for (double ddof : {0.0, 1.0}) {
+        const Tensor want_var = var(x, axes, ddof), want_std = sampan::std(x, axes, ddof);
+        const Tensor xf = x.to(is_complex(x.dtype()) || x.dtype() == DType::Float32 ? x.dtype() : DType::Float64);
+        const Tensor centered = sub(xf, mean(xf, axes, true));
+        const double dof = static_cast<double>(x.numel() / std::max<int64_t>(want_var.numel(), 1)) - ddof;
+        Tensor r = through_double_fold<kernels::SquaredModulusFoldStep>(centered, axes, want_var.shape());
+        r = div(r, scalar_tensor(dof, DType::Float64));
+        expect_bits("var", r.to(want_var.dtype()), want_var);
+        expect_bits("std", sqrt(r).to(want_std.dtype()), want_std);
+      }
+      const Tensor want2 = norm(x, 2, axes);
+      expect_bits("2-norm", sqrt(through_double_fold<kernels::SquaredModulusFoldStep>(x, axes, want2.shape()))
+                                .to(want2.dtype()), want2);
+      if (!is_complex(x.dtype())) {
+        const Tensor want1 = norm(x, 1, axes);
+        expect_bits("1-norm", through_double_fold<kernels::AbsFoldStep>(x, axes, want1.shape()).to(want1.dtype()),
+                    want1);
+      }
+    }
+  }
+}

@@ -13,7 +13,7 @@
 #include "sampan/op.h"
 #include "sampan/ops.h"
 #include "../../../framework/src/kernels/binary_element.h"
-#include "../../../framework/src/kernels/complex_element.h"
+#include "sampan/complex_element.h"
 #include "../../../framework/src/kernels/convert_element.h"
 #include "../../../framework/src/kernels/strided_index.h"
 #include "../../../framework/src/kernels/unary_element.h"

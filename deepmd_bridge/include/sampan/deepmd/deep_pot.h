@@ -98,6 +98,14 @@ class DeepPot : public Potential {
   /// G = embedding net k of s [rows, 1], or its table when compressed.
   Tensor embed(size_t k, const Tensor& s) const;
 
+  /// The device of the model's tensors (davg's: to() keeps them together); evaluate() runs the
+  /// network there, with the neighbour search and the index bookkeeping on the host.
+  Device device() const { return davg.defined() ? davg.device() : Device{}; }
+  /// Moves every tensor of the model (statistics, weights, tables) to `device`: each copy is made
+  /// before any is installed, so a failed move (no GPU) leaves the model as it was. Parameters
+  /// become new tensors: take parameters() after moving.
+  void to(const Device& device);
+
   /// Trainable tensors (embedding and fitting weights, biases, timesteps), in a fixed order.
   std::vector<Tensor> parameters() const;
   /// "embedding.0.layer.1.w" ..., in the order of parameters().

@@ -43,11 +43,14 @@ struct DistributedRun {
 /// number of ranks), and the full state gathered on rank 0 when gather_state. Errors (bad
 /// circuit, a rank count that is not a power of two or too large for n) are thrown on every rank.
 /// chunk_amps: the largest message in amplitudes (0: 2^20). use_mpi = false: one process, no
-/// MPI call at all (the same results as any number of ranks).
+/// MPI call at all (the same results as any number of ranks). device "cuda" (one process, one
+/// rank): the state is simulated and <H> taken on the GPU (circuit_cuda.h), then the state comes
+/// to the host for the shots and the gather, drawn as on the CPU; NotImplementedError in a build
+/// without nvcc, RuntimeError without a GPU, ValueError under more than one rank.
 DistributedRun run_circuit(int64_t n_qubits, const std::vector<int64_t>& circuit, const std::vector<double>& params,
                            const std::vector<double>& constants, const std::vector<int64_t>& paulis,
                            const std::vector<double>& coeffs, int64_t shots, uint64_t seed, bool gather_state,
-                           int64_t chunk_amps = 0, bool use_mpi = true);
+                           int64_t chunk_amps = 0, bool use_mpi = true, const std::string& device = "cpu");
 
 struct MeasuredRun {
   int rank = 0, size = 1;

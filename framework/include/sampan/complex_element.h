@@ -1,4 +1,4 @@
-// A complex number the CUDA kernels can compute with: std::complex's layout (real, then imaginary)
+// A complex number CUDA kernels (sampan's and custom ops') can compute with: std::complex's layout (real, then imaginary)
 // with host+device arithmetic, since std::complex's operators are not device functions. The
 // kernels read complex64/complex128 buffers through it. Negation, sums and differences are the CPU's; the
 // product is (ac - bd) + (ad + bc)i, what std::complex gives for finite values (its special
@@ -29,5 +29,7 @@ SAMPAN_HOST_DEVICE inline ComplexElement<T> operator*(ComplexElement<T> a, Compl
   const T ac = a.re * b.re, bd = a.im * b.im, ad = a.re * b.im, bc = a.im * b.re;
   return {ac - bd, ad + bc};
 }
+
+template <class T> SAMPAN_HOST_DEVICE inline ComplexElement<T> conj(ComplexElement<T> a) { return {a.re, -a.im}; }
 
 }  // namespace sampan::kernels
