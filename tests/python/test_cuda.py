@@ -95,7 +95,7 @@ ROUNDING_UNARY = ["exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "
                                "logical_xor", "logical_not", "isnan", "where", "clamp", "clamp_", "softplus",
                                "select_scatter", "slice_scatter", "diagonal_scatter", "amax", "amin", "softmax",
                                "log_softmax", "concat", "stack", "pad", "argmax", "argmin", "var", "std", "norm",
-                               "cumsum", "logsumexp", "abs"]])
+                               "cumsum", "logsumexp", "abs", "prod", "maximum", "minimum", "isfinite", "sort", "topk"]])
 def test_elementwise_and_view_ops_have_cuda_kernels_exactly_where_cuda_is_built(op):
     assert ("cuda" in sp.ops.schema(op)["devices"]) == sp.cuda.built(), op
 
@@ -324,12 +324,45 @@ def test_reductions_and_scans_on_the_gpu_give_the_cpus_bits():
             same(sp.cumsum(g, axis).cpu().numpy(), sp.cumsum(c, axis).numpy())
             same(sp.cumsum(g, axis, True).cpu().numpy(), sp.cumsum(c, axis, True).numpy())
     same(sp.abs(gpu).cpu().numpy(), sp.abs(cpu).numpy())
+    near_one_cpu, near_one_gpu = finite_cpu * 0.01 + 1.0, finite_gpu * 0.01 + 1.0
+    for axes in ([], [1]):
+        same(sp.prod(near_one_gpu, axes).cpu().numpy(), sp.prod(near_one_cpu, axes).numpy())
+    y_cpu, y_gpu = sp.tensor(x[:, :, ::-1].copy()).permute(2, 0, 1), sp.tensor(x[:, :, ::-1].copy()).cuda().permute(2, 0, 1)
+    same(sp.maximum(gpu, y_gpu).cpu().numpy(), sp.maximum(cpu, y_cpu).numpy())
+    same(sp.minimum(gpu, y_gpu).cpu().numpy(), sp.minimum(cpu, y_cpu).numpy())
+    special = sp.tensor([1.0, np.inf, -np.inf, np.nan, 0.0])
+    same(sp.isfinite(special.cuda()).cpu().numpy(), sp.isfinite(special).numpy())
+    same(sp.isfinite(sp.tensor([3, -4]).cuda()).cpu().numpy(), [True, True])
+    a, b = rng.standard_normal((3, 4, 5)), rng.standard_normal((5, 6))
+    got = sp.einsum("ijk,kl->jil", sp.tensor(a).cuda(), sp.tensor(b).cuda()).cpu().numpy()
+    np.testing.assert_allclose(got, np.einsum("ijk,kl->jil", a, b), rtol=1e-12)
     with pytest.raises(NotImplementedError, match="core::norm: ord 1"):
         sp.norm(finite_gpu.to(sp.complex128), 1.0)
     lse = sp.logsumexp(finite_gpu, [1]).cpu().numpy()
     np.testing.assert_allclose(lse, sp.logsumexp(finite_cpu, [1]).numpy(), rtol=1e-14)
     inf_row = sp.tensor([[-np.inf, -np.inf], [np.inf, 1.0]]).cuda()
     same(sp.logsumexp(inf_row, [1]).cpu().numpy(), np.array([-np.inf, np.inf]))
+
+
+@needs_gpu
+def test_sort_and_topk_on_the_gpu_give_the_cpus_permutation():
+    rng = np.random.default_rng(9)
+    x = np.round(rng.standard_normal((5, 7, 6)), 1)  # many ties: the stable order decides
+    x[0, 3, 2], x[4, 1, 5], x[2, 2, 2] = np.nan, -0.0, 0.0
+    for dtype in (sp.float64, sp.float32, sp.int64):
+        cpu = sp.tensor(x if dtype != sp.int64 else np.nan_to_num(x) * 10).to(dtype)
+        gpu = cpu.cuda()
+        for axis in (0, 1, 2):
+            for descending in (False, True):
+                (gv, gi), (cv, ci) = sp.sort(gpu, axis, descending), sp.sort(cpu, axis, descending)
+                np.testing.assert_array_equal(gi.cpu().numpy(), ci.numpy())
+                np.testing.assert_array_equal(gv.cpu().numpy(), cv.numpy())
+            (gv, gi), (cv, ci) = sp.topk(gpu, 3, axis, True), sp.topk(cpu, 3, axis, True)
+            np.testing.assert_array_equal(gi.cpu().numpy(), ci.numpy())
+            np.testing.assert_array_equal(gv.cpu().numpy(), cv.numpy())
+    w = sp.tensor(x[1]).cuda().requires_grad_()
+    sp.sum(sp.sort(w, 0)[0] * sp.tensor(np.arange(7.0)[:, None]).cuda()).backward()
+    assert w.grad.device == "cuda:0"
 
 
 @needs_gpu

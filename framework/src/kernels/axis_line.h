@@ -1,7 +1,8 @@
 // Per-line bodies of the scans and arg-reductions along one axis of a contiguous array viewed as
 // [outer, n, inner] (the axis has n elements with stride `inner`), shared by the CPU loops of
 // axis_loop.h and the CUDA twins of axis_kernels.cu (one thread per line), so the CPU tests run
-// the arithmetic a GPU runs: core::cumsum and core::argmax / argmin.
+// the arithmetic a GPU runs: core::cumsum, core::argmax / argmin, and the order of core::sort /
+// topk.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +46,14 @@ SAMPAN_HOST_DEVICE inline int64_t arg_extreme_line(const T* p, int64_t n, int64_
     }
   }
   return best;
+}
+
+/// a < b with NaN above everything (a strict weak order: NaNs are equivalent to each other), the
+/// order of core::sort and topk; v != v is the NaN test.
+template <class T> SAMPAN_HOST_DEVICE inline bool less_nan_last(T a, T b) {
+  if (a != a) return false;
+  if (b != b) return true;
+  return a < b;
 }
 
 }  // namespace sampan::kernels

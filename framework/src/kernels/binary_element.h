@@ -1,8 +1,10 @@
-// Per-element bodies of core::add, sub, mul and div (and their in-place forms), the comparisons
-// and the logical ops, shared by the CPU
+// Per-element bodies of core::add, sub, mul and div (and their in-place forms), maximum and
+// minimum, the comparisons and the logical ops, shared by the CPU
 // loop (ops/binary.cpp) and the CUDA kernel (elementwise_kernels.cu), so the CPU tests run the
 // arithmetic a GPU runs. T is any of the ops' element types (complex ones on the CPU only).
 #pragma once
+
+#include <type_traits>
 
 #include "sampan/complex_element.h"
 #include "sampan/host_device.h"
@@ -20,6 +22,19 @@ struct MulElement {
 };
 struct DivElement {
   template <class T> SAMPAN_HOST_DEVICE T operator()(T a, T b) const { return a / b; }
+};
+
+// NaN test of a real element: v != v for float32 / float64, false otherwise.
+template <class T> SAMPAN_HOST_DEVICE bool is_nan_element(T v) {
+  if constexpr (std::is_floating_point_v<T>) return v != v;
+  else return false;
+}
+// core::maximum / minimum: NaN wins (NumPy's and PyTorch's), then the larger (smaller) one.
+struct MaximumElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T a, T b) const { return (a > b || is_nan_element(a)) ? a : b; }
+};
+struct MinimumElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T a, T b) const { return (a < b || is_nan_element(a)) ? a : b; }
 };
 
 // Comparisons (core::eq ... ge), bool results; == and != of complex elements compare both parts,

@@ -58,6 +58,10 @@ template <class T, class A> SAMPAN_HOST_DEVICE inline T narrow(ComplexElement<A>
 struct SumFoldStep {
   template <class Acc, class T> SAMPAN_HOST_DEVICE Acc operator()(Acc a, T v) const { return a + widen<Acc>(v); }
 };
+/// a * v in the accumulator: core::prod's step.
+struct ProdFoldStep {
+  template <class Acc, class T> SAMPAN_HOST_DEVICE Acc operator()(Acc a, T v) const { return a * widen<Acc>(v); }
+};
 /// core::amax / amin's step (the CPU's ExtremeStep): a NaN, once met, stays; then the larger
 /// (smaller) of the two. x != x is the NaN test for floating elements and false for integers.
 template <bool Max> struct ExtremeFoldStep {

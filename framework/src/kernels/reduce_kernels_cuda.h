@@ -17,6 +17,11 @@ namespace sampan::kernels {
 template <class T, class Acc>
 void sum_cuda(const ReduceLayout& l, const T* x, T* out, Acc* parts, int64_t nparts);
 
+/// out[o] = the product of output o's elements in the CPU's order (core::prod; the same types and
+/// parts as sum_cuda, the parts multiplied in order).
+template <class T, class Acc>
+void prod_cuda(const ReduceLayout& l, const T* x, T* out, Acc* parts, int64_t nparts);
+
 /// out[o] = the maximum (Max) or minimum of output o's elements (NaN propagates), each output
 /// folded by one thread from init (-inf / +inf, or the integer type's extremes); with nparts > 0
 /// (a full reduction) in nparts parts into `parts`, combined in order. T: float, double, int32_t,

@@ -180,10 +180,6 @@ struct VisitFloating {
   template <class G> void operator()(DType t, const char* n, G&& g) const { visit_floating(t, n, g); }
 };
 
-template <class T> bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>) return v != v; else return false;
-}
-
 // x ** y. Integers: exact by repeated squaring, wrapping on overflow as NumPy and PyTorch do;
 // a negative integer exponent is an error (it has no integer result), flagged from inside the
 // loop (kernels must not throw from an OpenMP region) and raised after it.
@@ -212,8 +208,8 @@ struct Pow {
 };
 
 // NaN wins, as NumPy's maximum/minimum and PyTorch's.
-struct Maximum { template <class T> T operator()(T a, T b) const { return (a > b || is_nan(a)) ? a : b; } };
-struct Minimum { template <class T> T operator()(T a, T b) const { return (a < b || is_nan(a)) ? a : b; } };
+using Maximum = kernels::MaximumElement;  // the bodies the CUDA twins run
+using Minimum = kernels::MinimumElement;
 struct Atan2 { template <class T> T operator()(T y, T x) const { return std::atan2(y, x); } };
 
 // Python's % : the result has the sign of the divisor (NumPy's mod, PyTorch's remainder).
@@ -368,6 +364,7 @@ SAMPAN_OP(core, maximum)
     .cpu([](const Tensor& x, const Tensor& y, Tensor& out) {
       promoted_binary("core::maximum", x, y, out, Maximum{}, VisitReal{});
     })
+    SAMPAN_BINARY_CUDA("core::maximum", kernels::MaximumElement)
     .vjp([](const VjpContext& c) { return extremum_vjp(c, true); })
     .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3}, 0.9)}}; })
     .saves_for_vjp({"x", "y"});
@@ -382,6 +379,7 @@ SAMPAN_OP(core, minimum)
     .cpu([](const Tensor& x, const Tensor& y, Tensor& out) {
       promoted_binary("core::minimum", x, y, out, Minimum{}, VisitReal{});
     })
+    SAMPAN_BINARY_CUDA("core::minimum", kernels::MinimumElement)
     .vjp([](const VjpContext& c) { return extremum_vjp(c, false); })
     .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3}, 0.9)}}; })
     .saves_for_vjp({"x", "y"});

@@ -210,6 +210,14 @@ SAMPAN_OP(core, isfinite)
         });
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    // x - x is 0 exactly where x is finite (inf - inf and NaN - NaN are NaN), both parts of a
+    // complex x; integers and bools are finite.
+    .cuda([](const Tensor& x, Tensor& out) {
+      if (x.dtype() == DType::Bool || is_integral(x.dtype())) copy_(out, scalar_tensor(1, DType::Bool, out.device()));
+      else copy_(out, eq(sub(x, x), zeros_like(x)));
+    })
+#endif
     .samples([] { return std::vector<Values>{{f64({2, 3})}}; });
 
 #define SAMPAN_COMPARE_API(NAME)                   \

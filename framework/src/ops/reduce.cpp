@@ -289,28 +289,34 @@ template <bool Max> void extreme_on_cuda(const Tensor& x, const std::vector<int6
 #endif
 
 #if defined(SAMPAN_CUDA_KERNELS)
-// core::sum on the GPU: x converted to the output's dtype (as on the CPU), then every output folded
-// in the CPU's order by one thread (kernels/reduce_fold.h); a full sum of more elements than the
-// CPU folds serially is folded in kSumParts parts added in order.
+// The CPU's accumulator (accum above) of a device element type.
 template <class T> struct cuda_accum { using type = T; };
 template <> struct cuda_accum<float> { using type = double; };
 template <> struct cuda_accum<kernels::ComplexElement<float>> { using type = kernels::ComplexElement<double>; };
 
-void sum_on_cuda(const Tensor& x, const std::vector<int64_t>& axes, Tensor& out) {
+// core::sum (Prod false) and core::prod on the GPU: x converted to the output's dtype (as on the
+// CPU), then every output folded in the CPU's order into its accumulator by one thread
+// (kernels/reduce_fold.h); a full reduction of more elements than the CPU folds serially is folded
+// in kSumParts parts combined in order.
+template <bool Prod> void accumulate_on_cuda(const Tensor& x, const std::vector<int64_t>& axes, Tensor& out) {
+  const char* name = Prod ? "core::prod" : "core::sum";
   const Tensor xc = x.dtype() == out.dtype() ? x : cast(x, out.dtype());
-  const kernels::ReduceLayout layout = cuda_reduce_layout("core::sum", xc, axes);
-  detail::visit_device_element(out.dtype(), "core::sum", [&](auto tag) {
+  const kernels::ReduceLayout layout = cuda_reduce_layout(name, xc, axes);
+  detail::visit_device_element(out.dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, int32_t>) {
-      SAMPAN_THROW(RuntimeError, "core::sum: internal error: a sum's dtype is never ", dtype_name(out.dtype()));
+      SAMPAN_THROW(RuntimeError, name, ": internal error: its result's dtype is never ", dtype_name(out.dtype()));
     } else {
       using Acc = typename cuda_accum<T>::type;
       const int64_t nparts = cuda_parts(layout);
       Tensor parts;
       if (nparts) parts = Tensor::empty({nparts * static_cast<int64_t>(sizeof(Acc) / sizeof(double))}, DType::Float64, out.device());
+      Acc* p = nparts ? static_cast<Acc*>(parts.raw_data()) : nullptr;
+      const T* px = static_cast<const T*>(xc.raw_data());
+      T* po = static_cast<T*>(out.raw_data());
       cuda_support::run_device([&] {
-        kernels::sum_cuda<T, Acc>(layout, static_cast<const T*>(xc.raw_data()), static_cast<T*>(out.raw_data()),
-                                  nparts ? static_cast<Acc*>(parts.raw_data()) : nullptr, nparts);
+        if constexpr (Prod) kernels::prod_cuda<T, Acc>(layout, px, po, p, nparts);
+        else kernels::sum_cuda<T, Acc>(layout, px, po, p, nparts);
       });
     }
   });
@@ -392,7 +398,7 @@ SAMPAN_OP(core, sum)
       });
     })
 #if defined(SAMPAN_CUDA_KERNELS)
-    .cuda([](const Tensor& x, const std::vector<int64_t>& axes, bool, Tensor& out) { sum_on_cuda(x, axes, out); })
+    .cuda([](const Tensor& x, const std::vector<int64_t>& axes, bool, Tensor& out) { accumulate_on_cuda<false>(x, axes, out); })
 #endif
     .vjp([](const VjpContext& c) -> Grads {
       Tensor x = c.input(0);
@@ -508,6 +514,9 @@ SAMPAN_OP(core, prod)
         reduce_axes<T, T>(xc, axes, out, A(1), ProdStep{}, [](A a, int64_t) { return static_cast<T>(a); });
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& x, const std::vector<int64_t>& axes, bool, Tensor& out) { accumulate_on_cuda<true>(x, axes, out); })
+#endif
     .vjp(prod_vjp)
     .samples([] { return std::vector<Values>{{f64({2, 3}), IntList{1}, false}, {c128({3}), IntList{}, true}}; });
 

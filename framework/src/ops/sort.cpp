@@ -14,6 +14,10 @@
 #include "elementwise_support.h"
 #include "../kernels/axis_loop.h"
 #include "sample_support.h"
+#if defined(SAMPAN_CUDA_KERNELS)
+#include "cuda_support.h"
+#include "../kernels/sort_kernels_cuda.h"
+#endif
 
 using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
@@ -21,14 +25,7 @@ namespace sampan {
 
 namespace {
 
-// a < b with NaN above everything (a strict weak order: NaNs are equivalent to each other).
-template <class T> bool less_nan_last(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(a)) return false;
-    if (std::isnan(b)) return true;
-  }
-  return a < b;
-}
+using kernels::less_nan_last;  // kernels/axis_line.h: the order the CUDA twin sorts by too
 
 using Lines = kernels::AxisSplit;
 Lines lines_of(const Shape& s, int64_t d) {
@@ -89,9 +86,28 @@ void order_kernel(const char* op, const Tensor& x, int64_t axis, int64_t k, bool
   });
 }
 
-Grads order_vjp(const VjpContext& c) {
+#if defined(SAMPAN_CUDA_KERNELS)
+// On the GPU: every line stably sorted by CUB's merge sort under the CPU's order (ties by position:
+// a total order, so the CPU's permutation exactly), its first k written out.
+void order_on_cuda(const char* op, const Tensor& x, int64_t axis, int64_t k, bool descending, Tensor& values,
+                   Tensor& indices) {
+  const int64_t d = sort_axis(op, axis, x.dim());
+  const Lines L = lines_of(x.shape(), d);
+  const Tensor xc = x.contiguous();
+  cuda_support::visit_cuda_dtype(x.dtype(), op, false, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    cuda_support::run_device([&] {
+      kernels::order_lines_cuda<T>(static_cast<const T*>(xc.raw_data()), L.outer, L.n, L.inner, k, descending,
+                                   static_cast<T*>(values.raw_data()), indices.data<int64_t>());
+    });
+  });
+}
+#endif
+
+// Each output's gradient back to the element it came from (on the gradient's device).
+Grads order_vjp(const VjpContext& c, int64_t axis) {
   Tensor x = c.input(0), g = c.grad_output(0);
-  return {scatter_add(zeros(x.shape(), g.dtype()), c.attr<int64_t>(1), c.output(1), g)};
+  return {scatter_add(zeros(x.shape(), g.dtype(), g.device()), axis, c.output(1), g)};
 }
 
 }  // namespace
@@ -110,7 +126,13 @@ SAMPAN_OP(core, sort)
       order_kernel("core::sort", x, axis, x.dim() ? x.shape()[normalize_axis(axis, x.dim())] : 0, descending, true,
                    values, indices);
     })
-    .vjp(order_vjp)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& x, int64_t axis, bool descending, Tensor& values, Tensor& indices) {
+      order_on_cuda("core::sort", x, axis, x.dim() ? x.shape()[normalize_axis(axis, x.dim())] : 0, descending, values,
+                    indices);
+    })
+#endif
+    .vjp([](const VjpContext& c) -> Grads { return order_vjp(c, c.attr<int64_t>(1)); })
     .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(0), true}}; });
 
 SAMPAN_OP(core, topk)
@@ -131,10 +153,12 @@ SAMPAN_OP(core, topk)
     .cpu([](const Tensor& x, int64_t k, int64_t axis, bool largest, Tensor& values, Tensor& indices) {
       order_kernel("core::topk", x, axis, k, largest, false, values, indices);
     })
-    .vjp([](const VjpContext& c) -> Grads {
-      Tensor x = c.input(0), g = c.grad_output(0);
-      return {scatter_add(zeros(x.shape(), g.dtype()), c.attr<int64_t>(2), c.output(1), g)};
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& x, int64_t k, int64_t axis, bool largest, Tensor& values, Tensor& indices) {
+      order_on_cuda("core::topk", x, axis, k, largest, values, indices);
     })
+#endif
+    .vjp([](const VjpContext& c) -> Grads { return order_vjp(c, c.attr<int64_t>(2)); })
     .samples([] { return std::vector<Values>{{f64({3, 4}), int64_t(2), int64_t(1), false}}; });
 
 std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t axis, bool descending) {

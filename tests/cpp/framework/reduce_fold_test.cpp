@@ -192,3 +192,31 @@ TEST(ReduceFold, VarStdAndNormFoldsHaveTheCpuBits) {
     }
   }
 }
+
+// core::prod on the GPU: the product fold from 1 in the CPU's accumulator, rounded once.
+TEST(ReduceFold, ProductsHaveTheCpuBits) {
+  const Tensor a = add(uniform({5, 7, 6}, -1.2, 1.2, 51), scalar_tensor(0.1));
+  const std::vector<Tensor> inputs = {a, permute(a, {2, 0, 1}), a.to(DType::Float32),
+                                      complex(uniform({4, 9}, -1, 1, 53), uniform({4, 9}, -1, 1, 55)),
+                                      floor(mul(uniform({6, 5}, -1, 1, 57), scalar_tensor(4.0))).to(DType::Int64)};
+  for (const Tensor& x : inputs) {
+    for (const std::vector<int64_t>& axes : std::vector<std::vector<int64_t>>{{}, {0}, {1}, {0, 1}}) {
+      const Tensor want = prod(x, axes);
+      Tensor got = Tensor::empty(want.shape(), want.dtype());
+      const auto l = layout_of(x, axes);
+      detail::visit_device_element(x.dtype(), "test", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        using Acc = typename fold_accum<T>::type;
+        if constexpr (!std::is_same_v<T, bool> && !std::is_same_v<T, int32_t>) {
+          Acc one{};
+          if constexpr (std::is_arithmetic_v<Acc>) one = Acc(1);
+          else one = Acc{1, 0};
+          for (int64_t o = 0; o < l.nout; ++o)
+            static_cast<T*>(got.raw_data())[o] = kernels::narrow<T>(
+                kernels::fold(l, static_cast<const T*>(x.raw_data()), o, 0, l.nred, one, kernels::ProdFoldStep{}));
+        }
+      });
+      expect_bits("prod", got, want);
+    }
+  }
+}
