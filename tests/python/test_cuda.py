@@ -95,7 +95,8 @@ ROUNDING_UNARY = ["exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "
                                "logical_xor", "logical_not", "isnan", "where", "clamp", "clamp_", "softplus",
                                "select_scatter", "slice_scatter", "diagonal_scatter", "amax", "amin", "softmax",
                                "log_softmax", "concat", "stack", "pad", "argmax", "argmin", "var", "std", "norm",
-                               "cumsum", "logsumexp", "abs", "prod", "maximum", "minimum", "isfinite", "sort", "topk"]])
+                               "cumsum", "logsumexp", "abs", "prod", "maximum", "minimum", "isfinite", "sort", "topk", "real", "imag", "complex", "pow", "sign", "dot", "vdot",
+                               "outer", "masked_fill"]])
 def test_elementwise_and_view_ops_have_cuda_kernels_exactly_where_cuda_is_built(op):
     assert ("cuda" in sp.ops.schema(op)["devices"]) == sp.cuda.built(), op
 
@@ -363,6 +364,29 @@ def test_sort_and_topk_on_the_gpu_give_the_cpus_permutation():
     w = sp.tensor(x[1]).cuda().requires_grad_()
     sp.sum(sp.sort(w, 0)[0] * sp.tensor(np.arange(7.0)[:, None]).cuda()).backward()
     assert w.grad.device == "cuda:0"
+
+
+@needs_gpu
+def test_complex_parts_pow_sign_products_and_masked_fill_on_the_gpu():
+    rng = np.random.default_rng(10)
+    re, im = rng.standard_normal((4, 5)), rng.standard_normal((4, 5))
+    z_cpu = sp.complex(sp.tensor(re), sp.tensor(im))
+    z_gpu = sp.complex(sp.tensor(re).cuda(), sp.tensor(im).cuda())
+    same = np.testing.assert_array_equal
+    same(z_gpu.cpu().numpy(), z_cpu.numpy())
+    same(sp.real(z_gpu.transpose(0, 1)).cpu().numpy(), sp.real(z_cpu.transpose(0, 1)).numpy())
+    same(sp.imag(z_gpu[1:, ::2]).cpu().numpy(), sp.imag(z_cpu[1:, ::2]).numpy())
+    x = sp.tensor(re)
+    same(sp.sign(x.cuda()).cpu().numpy(), sp.sign(x).numpy())
+    np.testing.assert_allclose(sp.pow(sp.abs(x).cuda(), sp.tensor(im).cuda()).cpu().numpy(),
+                               sp.pow(sp.abs(x), sp.tensor(im)).numpy(), rtol=1e-15)
+    a, b = sp.tensor(re[0]), sp.tensor(im[0])
+    same(sp.outer(a.cuda(), b.cuda()).cpu().numpy(), sp.outer(a, b).numpy())
+    assert sp.dot(a.cuda(), b.cuda()).item() == pytest.approx(sp.dot(a, b).item(), rel=1e-14)
+    mask = sp.tensor(re > 0)
+    filled = sp.masked_fill(x.cuda().requires_grad_(), mask.cuda(), sp.tensor(0.5).cuda())
+    same(filled.detach().cpu().numpy(), sp.masked_fill(x, mask, sp.tensor(0.5)).numpy())
+    sp.sum(filled).backward()
 
 
 @needs_gpu

@@ -142,6 +142,7 @@ void binary_cuda(const StridedLayout<3>& layout, int64_t n, T* out, const T* x, 
 #define SAMPAN_INSTANTIATE_UNARY_FLOATING(F) SAMPAN_INSTANTIATE_UNARY(F, float) SAMPAN_INSTANTIATE_UNARY(F, double)
 SAMPAN_INSTANTIATE_UNARY_REAL(NegElement)
 SAMPAN_INSTANTIATE_UNARY_REAL(AbsElement)
+SAMPAN_INSTANTIATE_UNARY_REAL(SignElement)
 SAMPAN_INSTANTIATE_UNARY_REAL(SquareElement)
 SAMPAN_INSTANTIATE_UNARY_REAL(FloorElement)
 SAMPAN_INSTANTIATE_UNARY_REAL(CeilElement)
@@ -179,6 +180,8 @@ SAMPAN_INSTANTIATE_UNARY(SoftplusElement<double>, double)
 SAMPAN_INSTANTIATE_BINARY(ReluBackwardElement)
 SAMPAN_INSTANTIATE_BINARY(AddElement)
 SAMPAN_INSTANTIATE_BINARY(MaximumElement)
+template void binary_cuda<PowElement, float>(const StridedLayout<3>&, int64_t, float*, const float*, const float*);
+template void binary_cuda<PowElement, double>(const StridedLayout<3>&, int64_t, double*, const double*, const double*);
 SAMPAN_INSTANTIATE_BINARY(MinimumElement)
 SAMPAN_INSTANTIATE_BINARY(SubElement)
 SAMPAN_INSTANTIATE_BINARY(MulElement)

@@ -35,6 +35,10 @@ struct CosElement { template <class T> SAMPAN_HOST_DEVICE T operator()(T v) cons
 struct TanElement { template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return SAMPAN_MATH(tan)(v); } };
 struct TanhElement { template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return SAMPAN_MATH(tanh)(v); } };
 struct ErfElement { template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return SAMPAN_MATH(erf)(v); } };
+// x ** y of floating elements (core::pow's float32 / float64 branch).
+struct PowElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T a, T b) const { return SAMPAN_MATH(pow)(a, b); }
+};
 struct ReciprocalElement { template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return T(1) / v; } };
 struct SigmoidElement {
   template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return T(1) / (T(1) + SAMPAN_MATH(exp)(-v)); }

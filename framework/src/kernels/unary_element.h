@@ -29,6 +29,13 @@ struct AbsElement {
     else return v < T(0) ? T(-v) : v;
   }
 };
+// sign of a real v: -1, 0 or +1 (NaN stays NaN, zero keeps its sign), core::sign's real part.
+struct SignElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const {
+    if constexpr (std::is_integral_v<T>) return static_cast<T>((T(0) < v) - (v < T(0)));
+    else return v > T(0) ? T(1) : (v < T(0) ? T(-1) : v);
+  }
+};
 struct SquareElement {
   template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return v * v; }
 };

@@ -10,6 +10,7 @@
 #include "elementwise_support.h"
 #include "sample_support.h"
 #include "../kernels/binary_element.h"
+#include "../kernels/math_element.h"
 #include "elementwise_cuda.h"
 
 using namespace sampan::op_samples;  // the samples' f64, c128, IntList
@@ -202,7 +203,7 @@ struct Pow {
       // libstdc++ gives 0 ** 0 = 0 for complex; the convention (NumPy, PyTorch) is 1.
       return a == T(0) && b == T(0) ? T(1) : std::pow(a, b);
     } else {
-      return std::pow(a, b);
+      return kernels::PowElement{}(a, b);  // the body of the CUDA twin
     }
   }
 };
@@ -350,6 +351,10 @@ SAMPAN_OP(core, pow)
                           "integers to negative integer powers are not allowed: 'y' has a negative "
                           "element (convert 'x' to a floating dtype)");
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    SAMPAN_BINARY_CUDA("core::pow", kernels::PowElement)  // float32 and float64; others raise
+    .cuda_rounds_differently()  // CUDA's pow against glibc's
+#endif
     .vjp(pow_vjp)
     .samples([] { return std::vector<Values>{{f64({2, 3}), f64({3}, -1.0, 0.31)}, {c128({3}), c128({3}, 0.5)}}; })
     .saves_for_vjp({"x", "y", "out"});

@@ -6,6 +6,7 @@
 // Re(conj(dw/dp) * grad_w). Every vjp is written with ops, so it is differentiable again.
 #include <cmath>
 
+#include "complex_parts.h"
 #include "sampan/ops.h"
 #include "elementwise_support.h"
 #include "sample_support.h"
@@ -60,6 +61,12 @@ SAMPAN_OP(core, imag)
         }
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& x, Tensor& out) {
+      if (is_complex(x.dtype())) copy_(out, detail::complex_part(x, 1));
+      else copy_(out, scalar_tensor(0, out.dtype(), out.device()));
+    })
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       // imag(a + ib) = b: the gradient is i * grad (and none reaches a real input's value).
       Tensor g = c.grad_output(0);
@@ -141,6 +148,12 @@ SAMPAN_OP(core, complex)
         return std::complex<T>(a, b);
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& re, const Tensor& im, Tensor& out) {  // each part copied into its view
+      copy_(detail::complex_part(out, 0), re);
+      copy_(detail::complex_part(out, 1), im);
+    })
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       Tensor g = c.grad_output(0);
       return {c.needs_grad(0) ? real(g) : Tensor(), c.needs_grad(1) ? imag(g) : Tensor()};

@@ -315,6 +315,11 @@ SAMPAN_OP(core, outer)
         detail::binary_loop<T, T>(col, row, out, [](T x, T y) { return static_cast<T>(x * y); });
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& a, const Tensor& b, Tensor& out) {  // one product per element, as on the CPU
+      copy_(out, mul(reshape(a.to(out.dtype()), {-1, 1}), reshape(b.to(out.dtype()), {1, -1})));
+    })
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       Tensor a = c.input(0), b = c.input(1), g = c.grad_output(0);
       // grad_a[i] = sum_j g[i, j] conj(b[j]); grad_b[j] = sum_i g[i, j] conj(a[i]).
@@ -336,6 +341,10 @@ SAMPAN_OP(core, dot)
       return matmul_spec(a, b);
     })
     .cpu([](const Tensor& a, const Tensor& b, Tensor& out) { matmul_kernel(a, b, out); })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(matmul_cuda_kernel)  // cuBLAS: the CPU's value to rounding
+    .cuda_rounds_differently()
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       Tensor g = c.grad_output(0);
       return {c.needs_grad(0) ? mul(g, conj(c.input(1))) : Tensor(),
@@ -360,6 +369,12 @@ SAMPAN_OP(core, vdot)
     .cpu([](const Tensor& a, const Tensor& b, Tensor& out) {
       matmul_kernel(conj(reshape(a, {-1})), reshape(b, {-1}), out);
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& a, const Tensor& b, Tensor& out) {
+      matmul_cuda_kernel(conj(reshape(a, {-1})), reshape(b, {-1}), out);
+    })
+    .cuda_rounds_differently()
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       // out is conjugate-linear in a: grad_a = conj(g) * b, grad_b = g * a.
       Tensor a = c.input(0), b = c.input(1), g = c.grad_output(0);

@@ -133,9 +133,14 @@ SAMPAN_OP(core, masked_fill)
           if (m[i]) dst[i] = v[i];
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& x, const Tensor& mask, const Tensor& value, Tensor& out) {  // a selection: exact
+      copy_(out, where(mask, value.to(x.dtype()), x));
+    })
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       Tensor g = c.grad_output(0);
-      Tensor gx = masked_fill(g, c.input(1), zeros({}, g.dtype()));
+      Tensor gx = masked_fill(g, c.input(1), zeros({}, g.dtype(), g.device()));
       // value receives what x does not: g where the mask is set (summed to value's shape).
       return {c.needs_grad(0) ? gx : Tensor(), Tensor(), c.needs_grad(2) ? sub(g, gx) : Tensor()};
     })

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "complex_parts.h"
 #include "unary_support.h"
 #include "elementwise_cuda.h"
 #include "../kernels/math_element.h"
@@ -51,10 +52,8 @@ struct Sign {
     if constexpr (is_complex_t<T>::value) {
       auto a = std::abs(v);
       return a == 0 ? T(0) : v / a;
-    } else if constexpr (std::is_integral_v<T>) {
-      return static_cast<T>((T(0) < v) - (v < T(0)));
     } else {
-      return v > T(0) ? T(1) : (v < T(0) ? T(-1) : v);
+      return kernels::SignElement{}(v);  // the body of the CUDA twin
     }
   }
 };
@@ -199,6 +198,13 @@ SAMPAN_UNARY_OP(round, "Nearest integer, halves to even (identity on integer dty
     .saves_for_vjp({});
 SAMPAN_UNARY_OP(sign, "-1, 0 or +1 (NaN stays NaN); z/|z| for complex z (0 at 0).", detail::numeric_unary_spec,
                 detail::VisitNumeric, detail::kNumericDTypes, Sign, sign_vjp)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& x, Tensor& out) {
+      SAMPAN_CHECK(!is_complex(x.dtype()), NotImplementedError, "core::sign: z/|z| of a ", dtype_name(x.dtype()),
+                   " tensor has no CUDA kernel yet (real dtypes have)");
+      detail::unary_on_cuda<kernels::SignElement>("core::sign", x, out);
+    })
+#endif
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; })
     .saves_for_vjp({"x", "out"});
 
@@ -263,6 +269,10 @@ SAMPAN_OP(core, real)
         });
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    // a complex x's real parts are a strided real view of it: a copy on the GPU
+    .cuda([](const Tensor& x, Tensor& out) { copy_(out, is_complex(x.dtype()) ? detail::complex_part(x, 0) : x); })
+#endif
     .vjp([](const VjpContext& c) -> Grads { return {c.grad_output(0)}; })
     .samples([] { return std::vector<Values>{{c128({3})}}; })
     .saves_for_vjp({});
