@@ -10,7 +10,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "sampan/cuda.h"
 #include "sampan/error.h"
+#include "sampan/ops.h"
 
 #ifdef SAMPAN_FRAMEWORK_HAVE_MPI
 #include <mpi.h>
@@ -33,9 +35,6 @@ const char* op_name(ReduceOp op) {
 // The checks every collective makes before any communication, identical on every rank.
 void check_tensor(const char* what, const Tensor& t, bool allow_bool, bool need_contiguous) {
   SAMPAN_CHECK(t.defined(), ValueError, "distributed.", what, ": the tensor is undefined");
-  if (!t.device().is_cpu())
-    SAMPAN_THROW(NotImplementedError, "distributed.", what, ": the tensor is on ", t.device().str(),
-                 "; the collectives run on CPU tensors (copy it with .cpu() first)");
   const DType d = t.dtype();
   const bool ok = d == DType::Float32 || d == DType::Float64 || is_integral(d) || is_complex(d) ||
                   (allow_bool && d == DType::Bool);
@@ -46,6 +45,19 @@ void check_tensor(const char* what, const Tensor& t, bool allow_bool, bool need_
     SAMPAN_THROW(ValueError, "distributed.", what,
                  ": the tensor is not contiguous, and the result is written in place; pass a "
                  "contiguous tensor (x.contiguous() is a copy)");
+}
+
+// A GPU tensor crosses MPI through a host copy ("staged": the MPI here is not CUDA-aware): f runs
+// on the host copy (on t itself for a CPU tensor), and with write_back the result goes back into
+// t's device memory.
+template <class F> void staged(const Tensor& t, bool write_back, F f) {
+  if (t.device().is_cpu()) {
+    f(t);
+    return;
+  }
+  const Tensor host = to_device(t.detach(), cpu_device()).contiguous();
+  f(host);
+  if (write_back) cuda::copy_bytes(t.raw_data(), true, host.raw_data(), false, t.nbytes());
 }
 
 void check_op_for_dtype(ReduceOp op, DType d) {
@@ -224,14 +236,16 @@ void all_reduce(const Tensor& t, ReduceOp op) {
   if (active()) {
     ensure_initialised();
     check_ranks_agree("all_reduce", 1, t, 0, static_cast<int>(op));
-    char* p = static_cast<char*>(t.raw_data());
-    const MPI_Datatype type = mpi_type(t.dtype());
-    for (int64_t s = 0; s < t.numel(); s += kMaxCount) {
-      const int n = static_cast<int>(std::min(kMaxCount, t.numel() - s));
-      check_mpi(MPI_Allreduce(MPI_IN_PLACE, p + s * static_cast<int64_t>(t.itemsize()), n, type, mpi_op(op),
-                              MPI_COMM_WORLD), "MPI_Allreduce");
-    }
-    if (op == ReduceOp::Avg) divide(t, world_size());
+    staged(t, true, [&](const Tensor& h) {
+      char* p = static_cast<char*>(h.raw_data());
+      const MPI_Datatype type = mpi_type(h.dtype());
+      for (int64_t s = 0; s < h.numel(); s += kMaxCount) {
+        const int n = static_cast<int>(std::min(kMaxCount, h.numel() - s));
+        check_mpi(MPI_Allreduce(MPI_IN_PLACE, p + s * static_cast<int64_t>(h.itemsize()), n, type, mpi_op(op),
+                                MPI_COMM_WORLD), "MPI_Allreduce");
+      }
+      if (op == ReduceOp::Avg) divide(h, world_size());
+    });
     t.bump_version();
     return;
   }
@@ -249,12 +263,14 @@ void broadcast(const Tensor& t, int root) {
 #ifdef SAMPAN_FRAMEWORK_HAVE_MPI
   if (active()) {
     check_ranks_agree("broadcast", 2, t, root, 0);
-    char* p = static_cast<char*>(t.raw_data());
-    const MPI_Datatype type = mpi_type(t.dtype());
-    for (int64_t s = 0; s < t.numel(); s += kMaxCount) {
-      const int n = static_cast<int>(std::min(kMaxCount, t.numel() - s));
-      check_mpi(MPI_Bcast(p + s * static_cast<int64_t>(t.itemsize()), n, type, root, MPI_COMM_WORLD), "MPI_Bcast");
-    }
+    staged(t, true, [&](const Tensor& h) {
+      char* p = static_cast<char*>(h.raw_data());
+      const MPI_Datatype type = mpi_type(h.dtype());
+      for (int64_t s = 0; s < h.numel(); s += kMaxCount) {
+        const int n = static_cast<int>(std::min(kMaxCount, h.numel() - s));
+        check_mpi(MPI_Bcast(p + s * static_cast<int64_t>(h.itemsize()), n, type, root, MPI_COMM_WORLD), "MPI_Bcast");
+      }
+    });
   }
 #endif
   t.bump_version();
@@ -262,7 +278,7 @@ void broadcast(const Tensor& t, int root) {
 
 std::vector<Tensor> all_gather(const Tensor& t) {
   check_tensor("all_gather", t, /*allow_bool=*/true, /*need_contiguous=*/false);
-  const Tensor mine = t.contiguous();
+  const Tensor mine = to_device(t.detach(), cpu_device()).contiguous();  // staged from a GPU
   std::vector<Tensor> out;
 #ifdef SAMPAN_FRAMEWORK_HAVE_MPI
   if (active()) {
@@ -280,10 +296,12 @@ std::vector<Tensor> all_gather(const Tensor& t) {
       for (int r = 0; r < size; ++r)
         std::memcpy(static_cast<char*>(out[r].raw_data()) + off, piece.data() + static_cast<size_t>(r) * n, n);
     }
+    if (!t.device().is_cpu())
+      for (Tensor& o : out) o = to_device(o, t.device());
     return out;
   }
 #endif
-  out.push_back(mine.clone());
+  out.push_back(t.device().is_cpu() ? mine.clone() : t.detach().contiguous().clone());
   return out;
 }
 
@@ -312,7 +330,7 @@ void send(const Tensor& t, int dest, int tag) {
   check_tensor("send", t, /*allow_bool=*/true, /*need_contiguous=*/false);
   check_peer("send", "dest", dest);
 #ifdef SAMPAN_FRAMEWORK_HAVE_MPI
-  const Tensor data = t.contiguous();
+  const Tensor data = to_device(t.detach(), cpu_device()).contiguous();  // staged from a GPU
   const int64_t bytes = static_cast<int64_t>(data.nbytes());
   SAMPAN_CHECK(bytes <= INT32_MAX, ValueError, "distributed.send: ", bytes, " bytes is more than one message carries (2 GiB)");
   check_mpi(MPI_Send(data.raw_data(), static_cast<int>(bytes), MPI_BYTE, dest, tag, MPI_COMM_WORLD), "MPI_Send");
@@ -335,7 +353,9 @@ void recv(const Tensor& t, int source, int tag) {
                  tag, ") has ", incoming, " bytes, but the tensor (",
                  t.numel(), " x ", dtype_name(t.dtype()), ") holds ", expected);
   }
-  check_mpi(MPI_Recv(t.raw_data(), incoming, MPI_BYTE, source, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+  staged(t, true, [&](const Tensor& h) {
+    check_mpi(MPI_Recv(h.raw_data(), incoming, MPI_BYTE, source, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+  });
 #endif
   t.bump_version();
 }

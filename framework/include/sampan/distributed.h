@@ -1,5 +1,6 @@
-// sampan: collectives over MPI ranks (MPI_COMM_WORLD), in place on CPU tensors, for data-parallel
-// training. A process that no MPI launcher started (and in which nothing else initialised MPI) is
+// sampan: collectives over MPI ranks (MPI_COMM_WORLD), in place on CPU tensors and on GPU tensors
+// (one GPU per rank; staged through a host copy, since the MPI is not assumed CUDA-aware), for
+// data-parallel training. A process that no MPI launcher started (and in which nothing else initialised MPI) is
 // rank 0 of 1 and makes no MPI call; so is every process of a build without MPI. MPI is
 // initialised on the first call that needs it (thread level funneled: call from the main thread)
 // and finalised at exit.
