@@ -1,6 +1,8 @@
 """helix models on a device: GraphBatch.to puts a batch's arrays on it as tensors, which the GIN
-takes as it takes NumPy arrays (the same bits on the CPU), sp.Model places batches on its
-network's device, and on a GPU a training step gives the CPU's loss and gradients to rounding."""
+and the pretraining tasks take as they take NumPy arrays (the same bits on the CPU; the tasks
+pick atoms on the host and put what they make on the batch's device), sp.Model places batches on
+its network's device, and on a GPU a training step gives the CPU's loss and gradients to
+rounding."""
 
 import numpy as np
 import pytest
@@ -8,7 +10,8 @@ import pytest
 import sampan as sp
 from sampan.helix.data import GraphBatch
 from sampan.helix.finetune import masked_loss
-from sampan.helix.models import GraphModel
+from sampan.helix.models import GNNEncoder, GraphModel
+from sampan.helix.pretrain import AttributeMasking, ContextPrediction, pretrain
 from helix_synthetic import ATOM_DIMS, BOND_DIMS, make_batch, random_graph
 
 needs_gpu = pytest.mark.skipif(not sp.cuda.is_available(),
@@ -90,3 +93,38 @@ def test_sp_model_fits_a_gin_on_the_gpu_from_cpu_batches():
         trained.prepare(sp.optim.Adam(model.parameters(), 1e-2), lambda out, b: masked_loss(out, b, True))
         losses[device] = [trained.train_batch([batch], [batch])["loss"] for _ in range(10)]
     np.testing.assert_allclose(losses["cuda"], losses["cpu"], rtol=1e-4)
+
+
+def pretraining_task(task, seed=4):
+    sp.manual_seed(2)
+    encoder = GNNEncoder("pretrain_gnns", num_layers=3, emb_dim=16, dropout=0.0)
+    return AttributeMasking(encoder, 0.15, seed=seed) if task == "attr_mask" else ContextPrediction(encoder, 3, seed=seed)
+
+
+@pytest.mark.parametrize("task", ["attr_mask", "context_pred"])
+def test_pretraining_tasks_on_a_moved_batch_have_the_bits_of_the_numpy_batch(task):
+    batch = graph_batch(3, count=12)
+    results = []
+    for b in (batch, batch.to("cpu")):
+        model = pretraining_task(task)
+        loss, accuracy = model(b)
+        loss.backward()
+        results.append([loss.numpy(), accuracy] + [p.grad.numpy().copy() for p in model.parameters()
+                                                     if p.grad is not None])
+    assert len(results[0]) == len(results[1]) > 2
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
+
+
+@needs_gpu
+@pytest.mark.parametrize("task", ["attr_mask", "context_pred"])
+def test_pretraining_on_the_gpu_follows_the_cpus_losses(task):
+    batches = [graph_batch(10 + k, count=12) for k in range(4)]
+    history = {}
+    for device in ("cpu", "cuda"):
+        model = pretraining_task(task)
+        result = pretrain(model, batches, epochs=2, lr=1e-2, device=device)
+        assert all(str(p.device) == ("cpu" if device == "cpu" else "cuda:0") for p in model.parameters())
+        history[device] = result["history"]
+    for key in history["cpu"]:
+        np.testing.assert_allclose(history["cuda"][key], history["cpu"][key], rtol=1e-4, atol=1e-6)

@@ -93,6 +93,17 @@ def test_finetune_device_errors_come_before_any_work(csv_file, tmp_path, capsys)
     assert not (tmp_path / "m.json").exists()
 
 
+def test_pretrain_device_errors_come_before_the_dataset_is_read(tmp_path, capsys):
+    missing = str(tmp_path / "no_such.smi")
+    out = ["--out", str(tmp_path / "enc.h5"), "--no-progress"]
+    assert cli.main(["helix", "pretrain", "--dataset", missing, "--device", "npu"] + out) == 2
+    assert "--device npu: device must be 'cpu', 'cuda' or 'cuda:N'" in capsys.readouterr().err
+    if not sp.cuda.is_available():
+        assert cli.main(["helix", "pretrain", "--dataset", missing, "--device", "cuda"] + out) == 2
+        assert "--device cuda: no GPU in this process" in capsys.readouterr().err
+    assert not (tmp_path / "enc.h5").exists()
+
+
 def test_finetune_on_the_cpu_device_records_it(csv_file, tmp_path):
     metrics = tmp_path / "m.json"
     assert cli.main(["helix", "finetune", "--dataset", str(csv_file), "--epochs", "1", "--seeds", "0", "--device",

@@ -48,6 +48,12 @@ class _Sub:
         self.__dict__.update(fields)
 
 
+def _device_of(batch):
+    """Where a batch's arrays are ('cpu' for NumPy fields): the tasks pick atoms on the host and
+    put what they make there, next to the model (sp.Model moves batches to it)."""
+    return str(batch.x.device) if isinstance(batch.x, sampan.Tensor) else "cpu"
+
+
 # ---- attribute masking ---------------------------------------------------------------------
 
 def mask_atoms(batch, atom_dims, rate=0.15, rng=None):
@@ -71,7 +77,9 @@ def mask_atoms(batch, atom_dims, rate=0.15, rng=None):
     targets = x[masked, 0].copy()
     x_masked = x.copy()
     x_masked[masked, :] = np.asarray(atom_dims, np.int64)
-    return sampan.tensor(x_masked), sampan.tensor(masked.astype(np.int64)), sampan.tensor(targets.astype(np.int64))
+    device = _device_of(batch)
+    return (sampan.tensor(x_masked, device=device), sampan.tensor(masked.astype(np.int64), device=device),
+            sampan.tensor(targets.astype(np.int64), device=device))
 
 
 class AttributeMasking(nn.Module):
@@ -92,7 +100,7 @@ class AttributeMasking(nn.Module):
         h = self.encoder(x, batch.edge_index, batch.edge_attr)
         logits = self.head(sampan.index_select(h, 0, masked))
         loss = F.cross_entropy(logits, targets)
-        accuracy = float((logits.detach().numpy().argmax(1) == targets.numpy()).mean())
+        accuracy = float((as_numpy(logits.detach()).argmax(1) == as_numpy(targets)).mean())
         return loss, accuracy
 
 
@@ -158,11 +166,15 @@ def context_pairs(batch, k, r1, r2, rng):
     sx, se, sa, s_index = induced_subgraph(x, edge_index, edge_attr, substructure)
     cx, ce, ca, c_index = induced_subgraph(x, edge_index, edge_attr, context)
     anchors = context & (own <= k)
-    sub = _Sub(x=sampan.tensor(sx), edge_index=sampan.tensor(se), edge_attr=sampan.tensor(sa))
-    ctx = _Sub(x=sampan.tensor(cx), edge_index=sampan.tensor(ce), edge_attr=sampan.tensor(ca))
+    device = _device_of(batch)
+
+    def on(a):
+        return sampan.tensor(a, device=device)
+
+    sub = _Sub(x=on(sx), edge_index=on(se), edge_attr=on(sa))
+    ctx = _Sub(x=on(cx), edge_index=on(ce), edge_attr=on(ca))
     anchor_atoms = np.flatnonzero(anchors)
-    return (sub, sampan.tensor(s_index[centers]), ctx, sampan.tensor(c_index[anchor_atoms]),
-            sampan.tensor(molecule[anchor_atoms]), len(centers))
+    return (sub, on(s_index[centers]), ctx, on(c_index[anchor_atoms]), on(molecule[anchor_atoms]), len(centers))
 
 
 class ContextPrediction(nn.Module):
@@ -192,13 +204,13 @@ class ContextPrediction(nn.Module):
         context_emb = sampan.segment_mean(sampan.index_select(context_nodes, 0, anchors), anchor_molecule, m)
         positive = (center_emb * context_emb).sum([1])
         loss = F.binary_cross_entropy_with_logits(positive, sampan.ones_like(positive))
-        correct = float((positive.detach().numpy() > 0).sum())
+        correct = float((as_numpy(positive.detach()) > 0).sum())
         for shift in range(1, self.neg_samples + 1):
             # Another molecule's context: the batch cycled by `shift` (Hu et al.'s negative sampling).
-            order = sampan.tensor((np.arange(m) + shift) % m)
+            order = sampan.tensor((np.arange(m) + shift) % m, device=str(context_emb.device))
             negative = (center_emb * sampan.index_select(context_emb, 0, order)).sum([1])
             loss = loss + F.binary_cross_entropy_with_logits(negative, sampan.zeros_like(negative))
-            correct += float((negative.detach().numpy() < 0).sum())
+            correct += float((as_numpy(negative.detach()) < 0).sum())
         return loss, correct / (m * (1 + self.neg_samples))
 
 
@@ -298,7 +310,7 @@ def _legacy_callbacks(saved):
 
 
 def pretrain(task_model, loader, epochs=1, lr=1e-3, progress=False, max_batches=None, on_epoch=None,
-             checkpoint=None, checkpoint_every=1, data_parallel=None):
+             checkpoint=None, checkpoint_every=1, data_parallel=None, device=None):
     """Trains a self-supervised task model (AttributeMasking or ContextPrediction) with Adam on
     sp.Model; returns the history of mean loss and accuracy per epoch and the wall time.
 
@@ -313,8 +325,14 @@ def pretrain(task_model, loader, epochs=1, lr=1e-3, progress=False, max_batches=
     averages the gradients over the ranks before each step; each rank masks atoms (or picks
     centers) and draws dropout from its own random stream. The history is the mean over ranks;
     progress and on_epoch run on rank 0 only; rank 0 writes the checkpoint, with every rank's
-    random streams, and a resumed run needs the same number of ranks."""
+    random streams, and a resumed run needs the same number of ranks.
+
+    device: where to train ('cpu', 'cuda'; None: where the model is): the task model is moved there
+    before the optimizer takes its parameters; each batch follows it (sp.Model), the atoms are
+    picked on the host."""
     from .. import distributed as dist
+    if device is not None:
+        task_model.to(device)
     if data_parallel is None:
         data_parallel = dist.world_size() > 1
     rank, size = (dist.rank(), dist.world_size()) if data_parallel else (0, 1)
@@ -369,11 +387,14 @@ class _SupervisedModel(nn.Module):
         return self.head(self.pool(h, as_tensor(batch.batch), batch.num_graphs))
 
 
-def pretrain_supervised(encoder, num_tasks, loader, epochs=1, lr=1e-3, pool="mean", progress=False, max_batches=None):
+def pretrain_supervised(encoder, num_tasks, loader, epochs=1, lr=1e-3, pool="mean", progress=False, max_batches=None,
+                        device=None):
     """Graph-level multi-task pretraining (masked BCE over the present labels) of `encoder` under
-    a linear head, on sp.Model; the encoder is trained in place. Returns the loss history (the
-    mean over each epoch's steps)."""
+    a linear head, on sp.Model; the encoder is trained in place (on `device`, as in pretrain).
+    Returns the loss history (the mean over each epoch's steps)."""
     model = _SupervisedModel(encoder, num_tasks, pool)
+    if device is not None:
+        model.to(device)
     trained = trainer(model, sampan.optim.Adam(model.parameters(), lr=lr), classification=True)
     logs = trained.fit(finetune_loader(loader), epochs=epochs, verbose=0, max_batches=max_batches,
                        skip_batch=too_small, callbacks=[EpochProgress(progress, "supervised")])

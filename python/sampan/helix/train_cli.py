@@ -98,6 +98,8 @@ def add_pretrain_parser(subparsers):
     p.add_argument("--out", default="encoder.h5", help="encoder HDF5 (default encoder.h5)")
     p.add_argument("--checkpoint", default=None,
                    help="resumable (attr_mask, context_pred): training state after every epoch; rerun to continue")
+    p.add_argument("--device", default="cpu",
+                   help="where to train: cpu (default), cuda or cuda:N (the task model and each batch go there)")
     _model_arguments(p, dropout=0.0)
     p.set_defaults(run=run_pretrain)
     return p
@@ -204,8 +206,13 @@ def _pretrain(args):
     from .data import DataLoader
     from .models import GNNEncoder
     from . import pretrain as pt
+    from .._device import device_problem
     if args.threads:
         sampan.set_num_threads(args.threads)
+    problem = device_problem(args.device)
+    if problem:  # before the dataset is read
+        print(f"sampan helix pretrain: error: --device {args.device}: {problem}", file=sys.stderr)
+        return 2
     from .. import distributed as dist
     ranks = dist.world_size()  # under mpirun: data-parallel, rank 0 prints and writes
     if ranks > 1 and args.task == "supervised":
@@ -237,14 +244,14 @@ def _pretrain(args):
                   file=sys.stderr)
             return 2
         result = pt.pretrain_supervised(encoder, dataset.num_tasks, loader, args.epochs, args.lr, progress=progress,
-                                        max_batches=args.max_batches)
+                                        max_batches=args.max_batches, device=args.device)
         for epoch, loss in enumerate(result["history"]["loss"], 1):
             report(epoch, {"loss": loss})
     else:
         task = (pt.AttributeMasking(encoder, args.mask_rate, args.seed) if args.task == "attr_mask"
                 else pt.ContextPrediction(encoder, args.context_size, seed=args.seed))
         result = pt.pretrain(task, loader, args.epochs, args.lr, progress, args.max_batches, on_epoch=report,
-                             checkpoint=args.checkpoint)
+                             checkpoint=args.checkpoint, device=args.device)
     provenance = {"task": args.task, "dataset": os.path.abspath(args.dataset), "molecules": len(dataset),
                   "epochs": args.epochs, "batch_size": args.batch_size, "lr": args.lr, "seed": args.seed,
                   "init": args.init or "", "history": result["history"], "ranks": ranks}

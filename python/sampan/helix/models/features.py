@@ -25,8 +25,11 @@ def as_tensor(a):
 
 
 def as_numpy(a):
-    """A NumPy array for a batch field (a Tensor's zero-copy view, or the array itself)."""
-    return a if isinstance(a, np.ndarray) else a.numpy()
+    """A NumPy array for a batch field (a CPU Tensor's zero-copy view, a GPU Tensor's host copy,
+    or the array itself)."""
+    if isinstance(a, np.ndarray):
+        return a
+    return a.numpy() if a.device == "cpu" else a.cpu().numpy()
 
 # Feature-column vocabulary sizes per featurizer.
 #  'ogb': OGB smiles2graph's 9 atom features (atomic number, chirality, degree, formal charge,
