@@ -96,7 +96,7 @@ ROUNDING_UNARY = ["exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "
                                "select_scatter", "slice_scatter", "diagonal_scatter", "amax", "amin", "softmax",
                                "log_softmax", "concat", "stack", "pad", "argmax", "argmin", "var", "std", "norm",
                                "cumsum", "logsumexp", "abs", "prod", "maximum", "minimum", "isfinite", "sort", "topk", "real", "imag", "complex", "pow", "sign", "dot", "vdot",
-                               "outer", "masked_fill"]])
+                               "outer", "masked_fill", "atan2", "remainder", "floor_divide"]])
 def test_elementwise_and_view_ops_have_cuda_kernels_exactly_where_cuda_is_built(op):
     assert ("cuda" in sp.ops.schema(op)["devices"]) == sp.cuda.built(), op
 
@@ -383,6 +383,12 @@ def test_complex_parts_pow_sign_products_and_masked_fill_on_the_gpu():
     a, b = sp.tensor(re[0]), sp.tensor(im[0])
     same(sp.outer(a.cuda(), b.cuda()).cpu().numpy(), sp.outer(a, b).numpy())
     assert sp.dot(a.cuda(), b.cuda()).item() == pytest.approx(sp.dot(a, b).item(), rel=1e-14)
+    y = sp.tensor(im * 3)
+    same(sp.remainder(x.cuda(), y.cuda()).cpu().numpy(), sp.remainder(x, y).numpy())
+    same(sp.floor_divide(x.cuda(), y.cuda()).cpu().numpy(), sp.floor_divide(x, y).numpy())
+    np.testing.assert_allclose(sp.atan2(x.cuda(), y.cuda()).cpu().numpy(), sp.atan2(x, y).numpy(), rtol=1e-15)
+    with pytest.raises(NotImplementedError, match="core::remainder"):
+        sp.remainder(sp.tensor([3, 4]).cuda(), sp.tensor([2, 0]).cuda())
     mask = sp.tensor(re > 0)
     filled = sp.masked_fill(x.cuda().requires_grad_(), mask.cuda(), sp.tensor(0.5).cuda())
     same(filled.detach().cpu().numpy(), sp.masked_fill(x, mask, sp.tensor(0.5)).numpy())

@@ -4,6 +4,7 @@
 // arithmetic a GPU runs. T is any of the ops' element types (complex ones on the CPU only).
 #pragma once
 
+#include <cmath>
 #include <type_traits>
 
 #include "sampan/complex_element.h"
@@ -35,6 +36,35 @@ struct MaximumElement {
 };
 struct MinimumElement {
   template <class T> SAMPAN_HOST_DEVICE T operator()(T a, T b) const { return (a < b || is_nan_element(a)) ? a : b; }
+};
+
+// fmod, copysign and floor of the C++ library on the host, CUDA's on the device: all exact.
+#if defined(__CUDA_ARCH__)
+#define SAMPAN_EXACT_MATH(f) ::f
+#else
+#define SAMPAN_EXACT_MATH(f) std::f
+#endif
+
+// Python's % of floating elements: the sign of the divisor (NumPy's mod, PyTorch's remainder).
+struct RemainderFloatElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T a, T b) const {
+    const T r = SAMPAN_EXACT_MATH(fmod)(a, b);
+    if (r == 0) return SAMPAN_EXACT_MATH(copysign)(T(0), b);
+    return ((r < 0) != (b < 0)) ? r + b : r;
+  }
+};
+// Python's // of floating elements: NumPy's npy_divmod, from fmod, so that a == b * q + r holds
+// with r = remainder(a, b) even where a / b rounds across an integer.
+struct FloorDivideFloatElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T a, T b) const {
+    if (b == 0) return a / b;
+    const T mod = SAMPAN_EXACT_MATH(fmod)(a, b);
+    T div = (a - mod) / b;
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= T(1);
+    if (div == 0) return SAMPAN_EXACT_MATH(copysign)(T(0), a / b);
+    const T q = SAMPAN_EXACT_MATH(floor)(div);
+    return div - q > T(0.5) ? q + T(1) : q;
+  }
 };
 
 // Comparisons (core::eq ... ge), bool results; == and != of complex elements compare both parts,

@@ -180,8 +180,14 @@ SAMPAN_INSTANTIATE_UNARY(SoftplusElement<double>, double)
 SAMPAN_INSTANTIATE_BINARY(ReluBackwardElement)
 SAMPAN_INSTANTIATE_BINARY(AddElement)
 SAMPAN_INSTANTIATE_BINARY(MaximumElement)
-template void binary_cuda<PowElement, float>(const StridedLayout<3>&, int64_t, float*, const float*, const float*);
-template void binary_cuda<PowElement, double>(const StridedLayout<3>&, int64_t, double*, const double*, const double*);
+#define SAMPAN_INSTANTIATE_BINARY_FLOATING(F)                                                            \
+  template void binary_cuda<F, float>(const StridedLayout<3>&, int64_t, float*, const float*, const float*); \
+  template void binary_cuda<F, double>(const StridedLayout<3>&, int64_t, double*, const double*, const double*);
+SAMPAN_INSTANTIATE_BINARY_FLOATING(PowElement)
+SAMPAN_INSTANTIATE_BINARY_FLOATING(Atan2Element)
+SAMPAN_INSTANTIATE_BINARY_FLOATING(RemainderFloatElement)
+SAMPAN_INSTANTIATE_BINARY_FLOATING(FloorDivideFloatElement)
+#undef SAMPAN_INSTANTIATE_BINARY_FLOATING
 SAMPAN_INSTANTIATE_BINARY(MinimumElement)
 SAMPAN_INSTANTIATE_BINARY(SubElement)
 SAMPAN_INSTANTIATE_BINARY(MulElement)

@@ -35,6 +35,10 @@ struct CosElement { template <class T> SAMPAN_HOST_DEVICE T operator()(T v) cons
 struct TanElement { template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return SAMPAN_MATH(tan)(v); } };
 struct TanhElement { template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return SAMPAN_MATH(tanh)(v); } };
 struct ErfElement { template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return SAMPAN_MATH(erf)(v); } };
+// atan2(y, x) of floating elements (core::atan2).
+struct Atan2Element {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T y, T x) const { return SAMPAN_MATH(atan2)(y, x); }
+};
 // x ** y of floating elements (core::pow's float32 / float64 branch).
 struct PowElement {
   template <class T> SAMPAN_HOST_DEVICE T operator()(T a, T b) const { return SAMPAN_MATH(pow)(a, b); }

@@ -211,7 +211,7 @@ struct Pow {
 // NaN wins, as NumPy's maximum/minimum and PyTorch's.
 using Maximum = kernels::MaximumElement;  // the bodies the CUDA twins run
 using Minimum = kernels::MinimumElement;
-struct Atan2 { template <class T> T operator()(T y, T x) const { return std::atan2(y, x); } };
+using Atan2 = kernels::Atan2Element;
 
 // Python's % : the result has the sign of the divisor (NumPy's mod, PyTorch's remainder).
 // Integer division by zero is flagged (and raised after the loop); b = -1 is special-cased
@@ -228,9 +228,7 @@ struct Remainder {
       T r = a % b;
       return (r != 0 && ((r < 0) != (b < 0))) ? static_cast<T>(r + b) : r;
     } else {
-      T r = std::fmod(a, b);
-      if (r == 0) return std::copysign(T(0), b);
-      return ((r < 0) != (b < 0)) ? r + b : r;
+      return kernels::RemainderFloatElement{}(a, b);  // the body of the CUDA twin
     }
   }
 };
@@ -250,13 +248,7 @@ struct FloorDivide {
       T q = a / b;
       return (a % b != 0 && ((a < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
     } else {
-      if (b == 0) return a / b;
-      T mod = std::fmod(a, b);
-      T div = (a - mod) / b;
-      if (mod != 0 && ((b < 0) != (mod < 0))) div -= T(1);
-      if (div == 0) return std::copysign(T(0), a / b);
-      T q = std::floor(div);
-      return div - q > T(0.5) ? q + T(1) : q;
+      return kernels::FloorDivideFloatElement{}(a, b);  // the body of the CUDA twin
     }
   }
 };
@@ -398,6 +390,10 @@ SAMPAN_OP(core, atan2)
     .cpu([](const Tensor& y, const Tensor& x, Tensor& out) {
       promoted_binary("core::atan2", y, x, out, Atan2{}, VisitFloating{});
     })
+    SAMPAN_BINARY_CUDA("core::atan2", kernels::Atan2Element)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda_rounds_differently()  // CUDA's atan2 against glibc's
+#endif
     .vjp(atan2_vjp)
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31), f64({3}, -0.5, 0.4)}}; });
 
@@ -411,6 +407,8 @@ SAMPAN_OP(core, remainder)
     .cpu([](const Tensor& x, const Tensor& y, Tensor& out) {
       flagged_binary<Remainder>("core::remainder", x, y, out, VisitReal{}, "integer division by zero: 'y' has a zero");
     })
+    // float32 / float64 (exact: the CPU's bits); integers need the zero-division flag, CPU only
+    SAMPAN_BINARY_CUDA("core::remainder", kernels::RemainderFloatElement)
     .vjp([](const VjpContext& c) -> Grads {
       // d/dx = 1, d/dy = -floor(x / y) (away from the jumps)
       Tensor g = c.grad_output(0);
@@ -429,6 +427,7 @@ SAMPAN_OP(core, floor_divide)
       flagged_binary<FloorDivide>("core::floor_divide", x, y, out, VisitReal{},
                                   "integer division by zero: 'y' has a zero");
     })
+    SAMPAN_BINARY_CUDA("core::floor_divide", kernels::FloorDivideFloatElement)  // float32 / float64, exact
     .vjp([](const VjpContext& c) -> Grads {
       Tensor z = zeros_like(c.grad_output(0));
       return {z, z};
