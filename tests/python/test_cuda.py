@@ -96,7 +96,8 @@ ROUNDING_UNARY = ["exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "
                                "select_scatter", "slice_scatter", "diagonal_scatter", "amax", "amin", "softmax",
                                "log_softmax", "concat", "stack", "pad", "argmax", "argmin", "var", "std", "norm",
                                "cumsum", "logsumexp", "abs", "prod", "maximum", "minimum", "isfinite", "sort", "topk", "real", "imag", "complex", "pow", "sign", "dot", "vdot",
-                               "outer", "masked_fill", "atan2", "remainder", "floor_divide"]])
+                               "outer", "masked_fill", "atan2", "remainder", "floor_divide", "masked_select",
+                               "masked_scatter", "one_hot", "angle"]])
 def test_elementwise_and_view_ops_have_cuda_kernels_exactly_where_cuda_is_built(op):
     assert ("cuda" in sp.ops.schema(op)["devices"]) == sp.cuda.built(), op
 
@@ -393,6 +394,18 @@ def test_complex_parts_pow_sign_products_and_masked_fill_on_the_gpu():
     filled = sp.masked_fill(x.cuda().requires_grad_(), mask.cuda(), sp.tensor(0.5).cuda())
     same(filled.detach().cpu().numpy(), sp.masked_fill(x, mask, sp.tensor(0.5)).numpy())
     sp.sum(filled).backward()
+    same(sp.masked_select(x.cuda(), mask.cuda()).cpu().numpy(), sp.masked_select(x, mask).numpy())
+    src = sp.tensor(np.arange(40.0))
+    same(sp.masked_scatter(x.cuda(), mask.cuda(), src.cuda()).cpu().numpy(), sp.masked_scatter(x, mask, src).numpy())
+    picked = sp.masked_select(x.cuda().requires_grad_(), mask.cuda())
+    sp.sum(picked).backward()
+    labels = sp.tensor([2, 0, 3, 1])
+    same(sp.one_hot(labels.cuda(), 5).cpu().numpy(), sp.one_hot(labels, 5).numpy())
+    same(sp.one_hot(labels.cuda()).cpu().numpy(), sp.one_hot(labels).numpy())
+    with pytest.raises(IndexError, match="one_hot: class index 3"):
+        sp.one_hot(labels.cuda(), 3)
+    same(sp.angle(x.cuda()).cpu().numpy(), sp.angle(x).numpy())
+    np.testing.assert_allclose(sp.angle(z_gpu).cpu().numpy(), sp.angle(z_cpu).numpy(), rtol=1e-15)
 
 
 @needs_gpu

@@ -101,6 +101,18 @@ SAMPAN_OP(core, angle)
         detail::unary_loop<T, T>(xc, out, [](T v) { return v < T(0) ? T(kPi) : (v != v ? v : T(0)); });
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& x, Tensor& out) {
+      if (is_complex(x.dtype())) {  // std::arg is atan2(imag, real); CUDA's atan2 rounds its own way
+        copy_(out, atan2(detail::complex_part(x, 1), detail::complex_part(x, 0)));
+        return;
+      }
+      const Tensor xf = x.to(out.dtype());  // pi below zero, NaN kept, else 0: a selection, exact
+      copy_(out, where(lt(xf, zeros_like(xf)), scalar_tensor(kPi, out.dtype(), out.device()),
+                       where(ne(xf, xf), xf, zeros_like(xf))));
+    })
+    .cuda_rounds_differently()
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       // d angle = (a db - b da) / |z|^2, so the gradient is g (-b + ia) / |z|^2 = i g z / |z|^2;
       // 0 at z = 0 (PyTorch's angle_backward). Piecewise constant for real x.

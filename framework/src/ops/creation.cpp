@@ -145,6 +145,25 @@ SAMPAN_OP(core, one_hot)
       std::fill(p, p + out.numel(), int64_t(0));
       for (int64_t i = 0; i < n; ++i) p[i * num_classes + ip[i]] = 1;
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& index, int64_t num_classes, Tensor& out) {
+      // the range check and an inferred num_classes read the index on the host; then
+      // out = (index[..., None] == [0, C)) on the device, exactly
+      const Tensor host = to_device(cast(index, DType::Int64).contiguous(), cpu_device());
+      const int64_t* ip = host.data<int64_t>();
+      if (num_classes < 0) {
+        num_classes = 0;
+        for (int64_t i = 0; i < host.numel(); ++i) num_classes = std::max(num_classes, ip[i] + 1);
+      }
+      for (int64_t i = 0; i < host.numel(); ++i)
+        SAMPAN_CHECK(ip[i] >= 0 && ip[i] < num_classes, IndexError, "one_hot: class index ", ip[i], " (at position ", i,
+                     ") is out of range for num_classes ", num_classes);
+      const Tensor classes = arange(0, static_cast<double>(num_classes), 1.0, DType::Int64, index.device());
+      const Tensor hot = cast(eq(unsqueeze(cast(index, DType::Int64), -1), classes), DType::Int64);
+      if (out.defined()) copy_(out, hot);
+      else out = hot;
+    })
+#endif
     .nondifferentiable()
     .samples([] { return std::vector<Values>{{from_vector({2, 0, 1}, {3}, DType::Int64), int64_t(4)}}; });
 

@@ -25,6 +25,23 @@ void check_mask_dtype(const char* op, DType t) {
 }  // namespace
 
 
+#if defined(SAMPAN_CUDA_KERNELS)
+namespace {
+// The positions where a mask is true, read on the host (their count sizes the result), as an
+// int64 index tensor on `device`: the GPU twins gather and scatter through it, exactly.
+Tensor true_positions(const Tensor& mask, const Shape& shape, const Device& device) {
+  const Tensor m = to_device(contiguous(broadcast_to(mask, shape)), cpu_device());
+  const bool* p = m.data<bool>();
+  std::vector<int64_t> at;
+  for (int64_t i = 0; i < m.numel(); ++i)
+    if (p[i]) at.push_back(i);
+  Tensor idx = Tensor::empty({static_cast<int64_t>(at.size())}, DType::Int64);
+  std::copy(at.begin(), at.end(), idx.data<int64_t>());
+  return to_device(idx, device);
+}
+}  // namespace
+#endif
+
 SAMPAN_OP(core, masked_select)
     .doc("The elements of x where `mask` (bool, broadcast with x) is true, as a 1-D tensor in "
          "row-major order. Its length depends on the data.")
@@ -51,10 +68,17 @@ SAMPAN_OP(core, masked_select)
           if (m[i]) dst[k++] = src[i];
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& x, const Tensor& mask, Tensor& out) {
+      const Shape b = broadcast_shapes(x.shape(), mask.shape());
+      const Tensor flat = reshape(contiguous(broadcast_to(x, b)), {-1});
+      out = index_select(flat, 0, true_positions(mask, b, x.device()));
+    })
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       Tensor x = c.input(0), mask = c.input(1), g = c.grad_output(0);
       Shape b = broadcast_shapes(x.shape(), mask.shape());
-      return {masked_scatter(zeros(b, g.dtype()), mask, g), Tensor()};
+      return {masked_scatter(zeros(b, g.dtype(), g.device()), mask, g), Tensor()};
     })
     .samples([] { return std::vector<Values>{{f64({2, 3}), from_vector({1, 0, 1}, {3}, DType::Bool)}}; });
 
@@ -88,15 +112,25 @@ SAMPAN_OP(core, masked_scatter)
           if (m[i]) dst[i] = s[k++];
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& x, const Tensor& mask, const Tensor& src, Tensor& out) {
+      const Tensor at = true_positions(mask, x.shape(), x.device());
+      const int64_t count = at.numel();
+      SAMPAN_CHECK(count <= src.numel(), ValueError, "masked_scatter: the mask selects ", count,
+                   " elements but src has only ", src.numel());
+      const Tensor values = slice(reshape(contiguous(src.to(x.dtype())), {-1}), 0, 0, count);
+      copy_(out, reshape(index_copy(reshape(contiguous(x), {-1}), 0, at, values), x.shape()));
+    })
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       Tensor mask = c.input(1), src = c.input(2), g = c.grad_output(0);
       Grads r(3);
-      if (c.needs_grad(0)) r[0] = masked_fill(g, mask, zeros({}, g.dtype()));
+      if (c.needs_grad(0)) r[0] = masked_fill(g, mask, zeros({}, g.dtype(), g.device()));
       if (c.needs_grad(2)) {
         Tensor used = masked_select(g, broadcast_to(mask, g.shape()));
         // src elements past the selected count were never read: zero gradient.
         if (used.numel() != src.numel())
-          used = slice_scatter(zeros({src.numel()}, g.dtype()), used, 0, 0, used.numel(), 1);
+          used = slice_scatter(zeros({src.numel()}, g.dtype(), g.device()), used, 0, 0, used.numel(), 1);
         r[2] = reshape(used, src.shape());
       }
       return r;
