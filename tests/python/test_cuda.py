@@ -97,7 +97,7 @@ ROUNDING_UNARY = ["exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "
                                "log_softmax", "concat", "stack", "pad", "argmax", "argmin", "var", "std", "norm",
                                "cumsum", "logsumexp", "abs", "prod", "maximum", "minimum", "isfinite", "sort", "topk", "real", "imag", "complex", "pow", "sign", "dot", "vdot",
                                "outer", "masked_fill", "atan2", "remainder", "floor_divide", "masked_select",
-                               "masked_scatter", "one_hot", "angle"]])
+                               "masked_scatter", "one_hot", "angle", "polar"]])
 def test_elementwise_and_view_ops_have_cuda_kernels_exactly_where_cuda_is_built(op):
     assert ("cuda" in sp.ops.schema(op)["devices"]) == sp.cuda.built(), op
 
@@ -406,6 +406,8 @@ def test_complex_parts_pow_sign_products_and_masked_fill_on_the_gpu():
         sp.one_hot(labels.cuda(), 3)
     same(sp.angle(x.cuda()).cpu().numpy(), sp.angle(x).numpy())
     np.testing.assert_allclose(sp.angle(z_gpu).cpu().numpy(), sp.angle(z_cpu).numpy(), rtol=1e-15)
+    np.testing.assert_allclose(sp.polar(sp.abs(x).cuda(), y.cuda()).cpu().numpy(), sp.polar(sp.abs(x), y).numpy(),
+                               rtol=1e-15, atol=1e-15)
 
 
 @needs_gpu

@@ -137,6 +137,15 @@ SAMPAN_OP(core, polar)
         return std::complex<T>(m * std::cos(a), m * std::sin(a));
       });
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& r, const Tensor& t, Tensor& out) {  // the same products; CUDA's cos and sin
+      const DType part = real_dtype(out.dtype());
+      const Tensor m = r.to(part), a = t.to(part);
+      copy_(detail::complex_part(out, 0), mul(m, cos(a)));
+      copy_(detail::complex_part(out, 1), mul(m, sin(a)));
+    })
+    .cuda_rounds_differently()
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       // w = r u with u = e^{i angle}: dw/dr = u, dw/d angle = i w. Real inputs receive
       // Re(conj(dw/dp) g): Re(conj(u) g) and Re(-i conj(w) g) = Im(conj(w) g).
