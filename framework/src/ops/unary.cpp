@@ -47,6 +47,16 @@ using Floor = kernels::FloorElement;  // identity on integers
 using Ceil = kernels::CeilElement;
 using Round = kernels::RoundElement;  // halves to even
 // Real: -1, 0, +1 (NaN stays NaN). Complex: z / |z| and 0 at 0 (NumPy 2's sign, PyTorch's sgn).
+#if defined(SAMPAN_CUDA_KERNELS)
+// The CUDA twin of an op whose complex branch divides by |z| (a hypot, which CUDA's library
+// rounds its own way): real dtypes only.
+template <class F> void real_unary_on_cuda(const char* name, const Tensor& x, Tensor& out) {
+  SAMPAN_CHECK(!is_complex(x.dtype()), NotImplementedError, name, " of a ", dtype_name(x.dtype()),
+               " tensor has no CUDA kernel yet (real dtypes have)");
+  detail::unary_on_cuda<F>(name, x, out);
+}
+#endif
+
 struct Sign {
   template <class T> T operator()(T v) const {
     if constexpr (is_complex_t<T>::value) {
@@ -199,11 +209,7 @@ SAMPAN_UNARY_OP(round, "Nearest integer, halves to even (identity on integer dty
 SAMPAN_UNARY_OP(sign, "-1, 0 or +1 (NaN stays NaN); z/|z| for complex z (0 at 0).", detail::numeric_unary_spec,
                 detail::VisitNumeric, detail::kNumericDTypes, Sign, sign_vjp)
 #if defined(SAMPAN_CUDA_KERNELS)
-    .cuda([](const Tensor& x, Tensor& out) {
-      SAMPAN_CHECK(!is_complex(x.dtype()), NotImplementedError, "core::sign: z/|z| of a ", dtype_name(x.dtype()),
-                   " tensor has no CUDA kernel yet (real dtypes have)");
-      detail::unary_on_cuda<kernels::SignElement>("core::sign", x, out);
-    })
+    .cuda([](const Tensor& x, Tensor& out) { real_unary_on_cuda<kernels::SignElement>("core::sign", x, out); })
 #endif
     .samples([] { return std::vector<Values>{{f64({2, 3}, -1.0, 0.31)}, {c128({3})}}; })
     .saves_for_vjp({"x", "out"});
@@ -244,11 +250,7 @@ SAMPAN_OP(core, abs)
       });
     })
 #if defined(SAMPAN_CUDA_KERNELS)
-    .cuda([](const Tensor& x, Tensor& out) {
-      SAMPAN_CHECK(!is_complex(x.dtype()), NotImplementedError, "core::abs: the modulus of a ", dtype_name(x.dtype()),
-                   " tensor has no CUDA kernel yet (real dtypes have)");
-      detail::unary_on_cuda<kernels::AbsElement>("core::abs", x, out);
-    })
+    .cuda([](const Tensor& x, Tensor& out) { real_unary_on_cuda<kernels::AbsElement>("core::abs", x, out); })
 #endif
     // d|x| = sign(x) (z/|z| for complex: PyTorch's abs_backward); the subgradient 0 at 0.
     .vjp([](const VjpContext& c) -> Grads { return {mul(c.grad_output(0), sign(c.input(0)))}; })
