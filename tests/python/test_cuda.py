@@ -388,8 +388,14 @@ def test_complex_parts_pow_sign_products_and_masked_fill_on_the_gpu():
     same(sp.remainder(x.cuda(), y.cuda()).cpu().numpy(), sp.remainder(x, y).numpy())
     same(sp.floor_divide(x.cuda(), y.cuda()).cpu().numpy(), sp.floor_divide(x, y).numpy())
     np.testing.assert_allclose(sp.atan2(x.cuda(), y.cuda()).cpu().numpy(), sp.atan2(x, y).numpy(), rtol=1e-15)
-    with pytest.raises(NotImplementedError, match="core::remainder"):
+    a_int, b_int = sp.tensor([7, -7, 7, -7, -9223372036854775807 - 1, 5]), sp.tensor([2, 2, -2, -2, -1, 3])
+    for fn in (sp.remainder, sp.floor_divide, sp.pow):
+        same(fn(a_int.cuda(), b_int.abs().cuda() if fn is sp.pow else b_int.cuda()).cpu().numpy(),
+             fn(a_int, b_int.abs() if fn is sp.pow else b_int).numpy())
+    with pytest.raises(ValueError, match="integer division by zero"):
         sp.remainder(sp.tensor([3, 4]).cuda(), sp.tensor([2, 0]).cuda())
+    with pytest.raises(ValueError, match="negative integer powers"):
+        sp.pow(sp.tensor([3, 4]).cuda(), sp.tensor([2, -1]).cuda())
     mask = sp.tensor(re > 0)
     filled = sp.masked_fill(x.cuda().requires_grad_(), mask.cuda(), sp.tensor(0.5).cuda())
     same(filled.detach().cpu().numpy(), sp.masked_fill(x, mask, sp.tensor(0.5)).numpy())

@@ -45,6 +45,40 @@ struct MinimumElement {
 #define SAMPAN_EXACT_MATH(f) std::f
 #endif
 
+// Python's % and // and ** of integers, where b == 0 (b < 0 for **) never reaches them: the op
+// layer raises first (the CPU from a flag set in its loop, the GPU from a reduction of y before
+// the kernel); 0 is returned there so that no division by zero can happen. b == -1 is special:
+// lowest % -1 and lowest / -1 overflow (the quotient wraps, as NumPy's and PyTorch's).
+struct RemainderIntElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T a, T b) const {
+    if (b == 0 || b == -1) return 0;
+    const T r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? static_cast<T>(r + b) : r;
+  }
+};
+struct FloorDivideIntElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T a, T b) const {
+    using U = std::make_unsigned_t<T>;
+    if (b == 0) return 0;
+    if (b == -1) return static_cast<T>(U(0) - static_cast<U>(a));  // wraps for lowest
+    const T q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
+  }
+};
+// a ** b by repeated squaring, wrapping on overflow as NumPy and PyTorch do.
+struct PowIntElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T a, T b) const {
+    using U = std::make_unsigned_t<T>;
+    if (b < 0) return 0;
+    U r = 1, base = static_cast<U>(a);
+    for (U e = static_cast<U>(b); e; e >>= 1) {
+      if (e & 1) r *= base;
+      base *= base;
+    }
+    return static_cast<T>(r);
+  }
+};
+
 // Python's % of floating elements: the sign of the divisor (NumPy's mod, PyTorch's remainder).
 struct RemainderFloatElement {
   template <class T> SAMPAN_HOST_DEVICE T operator()(T a, T b) const {
@@ -64,6 +98,20 @@ struct FloorDivideFloatElement {
     if (div == 0) return SAMPAN_EXACT_MATH(copysign)(T(0), a / b);
     const T q = SAMPAN_EXACT_MATH(floor)(div);
     return div - q > T(0.5) ? q + T(1) : q;
+  }
+};
+
+// The integer and floating bodies as one element (the CUDA twins over real dtypes).
+struct RemainderElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) return RemainderIntElement{}(a, b);
+    else return RemainderFloatElement{}(a, b);
+  }
+};
+struct FloorDivideElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) return FloorDivideIntElement{}(a, b);
+    else return FloorDivideFloatElement{}(a, b);
   }
 };
 

@@ -183,10 +183,10 @@ SAMPAN_INSTANTIATE_BINARY(MaximumElement)
 #define SAMPAN_INSTANTIATE_BINARY_FLOATING(F)                                                            \
   template void binary_cuda<F, float>(const StridedLayout<3>&, int64_t, float*, const float*, const float*); \
   template void binary_cuda<F, double>(const StridedLayout<3>&, int64_t, double*, const double*, const double*);
-SAMPAN_INSTANTIATE_BINARY_FLOATING(PowElement)
 SAMPAN_INSTANTIATE_BINARY_FLOATING(Atan2Element)
-SAMPAN_INSTANTIATE_BINARY_FLOATING(RemainderFloatElement)
-SAMPAN_INSTANTIATE_BINARY_FLOATING(FloorDivideFloatElement)
+SAMPAN_INSTANTIATE_BINARY(PowRealElement)
+SAMPAN_INSTANTIATE_BINARY(RemainderElement)
+SAMPAN_INSTANTIATE_BINARY(FloorDivideElement)
 #undef SAMPAN_INSTANTIATE_BINARY_FLOATING
 SAMPAN_INSTANTIATE_BINARY(MinimumElement)
 SAMPAN_INSTANTIATE_BINARY(SubElement)

@@ -9,7 +9,9 @@
 #pragma once
 
 #include <cmath>
+#include <type_traits>
 
+#include "binary_element.h"
 #include "sampan/host_device.h"
 
 namespace sampan::kernels {
@@ -42,6 +44,13 @@ struct Atan2Element {
 // x ** y of floating elements (core::pow's float32 / float64 branch).
 struct PowElement {
   template <class T> SAMPAN_HOST_DEVICE T operator()(T a, T b) const { return SAMPAN_MATH(pow)(a, b); }
+};
+// x ** y of real elements: integers by repeated squaring (binary_element.h), floats as above.
+struct PowRealElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) return PowIntElement{}(a, b);
+    else return PowElement{}(a, b);
+  }
 };
 struct ReciprocalElement { template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return T(1) / v; } };
 struct SigmoidElement {

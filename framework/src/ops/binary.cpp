@@ -192,13 +192,7 @@ struct Pow {
         negative_exponent->store(true, std::memory_order_relaxed);
         return 0;
       }
-      using U = std::make_unsigned_t<T>;
-      U r = 1, base = static_cast<U>(a);
-      for (U e = static_cast<U>(b); e; e >>= 1) {
-        if (e & 1) r *= base;
-        base *= base;
-      }
-      return static_cast<T>(r);
+      return kernels::PowIntElement{}(a, b);  // the body of the CUDA twin
     } else if constexpr (detail::is_complex_t<T>::value) {
       // libstdc++ gives 0 ** 0 = 0 for complex; the convention (NumPy, PyTorch) is 1.
       return a == T(0) && b == T(0) ? T(1) : std::pow(a, b);
@@ -224,12 +218,8 @@ struct Remainder {
         zero_division->store(true, std::memory_order_relaxed);
         return 0;
       }
-      if (b == -1) return 0;
-      T r = a % b;
-      return (r != 0 && ((r < 0) != (b < 0))) ? static_cast<T>(r + b) : r;
-    } else {
-      return kernels::RemainderFloatElement{}(a, b);  // the body of the CUDA twin
     }
+    return kernels::RemainderElement{}(a, b);  // the body of the CUDA twin
   }
 };
 
@@ -243,13 +233,8 @@ struct FloorDivide {
         zero_division->store(true, std::memory_order_relaxed);
         return 0;
       }
-      using U = std::make_unsigned_t<T>;
-      if (b == -1) return static_cast<T>(U(0) - static_cast<U>(a));  // wraps for lowest
-      T q = a / b;
-      return (a % b != 0 && ((a < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
-    } else {
-      return kernels::FloorDivideFloatElement{}(a, b);  // the body of the CUDA twin
     }
+    return kernels::FloorDivideElement{}(a, b);  // the body of the CUDA twin
   }
 };
 
@@ -292,6 +277,25 @@ void flagged_binary(const char* name, const Tensor& x, const Tensor& y, Tensor& 
 }
 
 Tensor zero_of(const Tensor& like) { return scalar_like(0.0, like); }
+
+constexpr const char* kIntegerZeroDivision = "integer division by zero: 'y' has a zero";
+constexpr const char* kNegativeIntegerPower =
+    "integers to negative integer powers are not allowed: 'y' has a negative element (convert 'x' to a floating dtype)";
+
+#if defined(SAMPAN_CUDA_KERNELS)
+// The GPU twins of remainder, floor_divide and pow: for an integer result, y is first checked on
+// the device (one reduction read back: any zero, or any negative for pow), raising what the CPU's
+// loop flags; then the element kernel, the CPU's bodies.
+template <class F>
+void checked_integer_on_cuda(const char* name, const Tensor& x, const Tensor& y, Tensor& out, bool negative,
+                             const char* message) {
+  if (is_integral(out.dtype())) {
+    const Tensor yc = y.to(out.dtype()), zero = zeros({}, out.dtype(), y.device());
+    if (sum(negative ? lt(yc, zero) : eq(yc, zero)).item() != 0) throw ValueError(message);
+  }
+  detail::binary_on_cuda<F>(name, x, y, out);
+}
+#endif
 
 // d x^y / dx = y x^(y-1), taken as 0 where y == 0 (so 0^0 gives 0, not 0 * inf).
 // d x^y / dy = x^y log(x), taken as 0 where x == 0 and real(y) >= 0 (PyTorch's convention:
@@ -339,12 +343,12 @@ SAMPAN_OP(core, pow)
     .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
     .cpu([](const Tensor& x, const Tensor& y, Tensor& out) {
       flagged_binary<Pow>("core::pow", x, y, out,
-                          [](DType t, const char* n, auto&& g) { visit_numeric(t, n, g); },
-                          "integers to negative integer powers are not allowed: 'y' has a negative "
-                          "element (convert 'x' to a floating dtype)");
+                          [](DType t, const char* n, auto&& g) { visit_numeric(t, n, g); }, kNegativeIntegerPower);
     })
 #if defined(SAMPAN_CUDA_KERNELS)
-    SAMPAN_BINARY_CUDA("core::pow", kernels::PowElement)  // float32 and float64; others raise
+    .cuda([](const Tensor& x, const Tensor& y, Tensor& out) {  // real dtypes; complex stays on the CPU
+      checked_integer_on_cuda<kernels::PowRealElement>("core::pow", x, y, out, true, kNegativeIntegerPower);
+    })
     .cuda_rounds_differently()  // CUDA's pow against glibc's
 #endif
     .vjp(pow_vjp)
@@ -405,10 +409,13 @@ SAMPAN_OP(core, remainder)
     .shape(real_binary_spec)
     .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64})
     .cpu([](const Tensor& x, const Tensor& y, Tensor& out) {
-      flagged_binary<Remainder>("core::remainder", x, y, out, VisitReal{}, "integer division by zero: 'y' has a zero");
+      flagged_binary<Remainder>("core::remainder", x, y, out, VisitReal{}, kIntegerZeroDivision);
     })
-    // float32 / float64 (exact: the CPU's bits); integers need the zero-division flag, CPU only
-    SAMPAN_BINARY_CUDA("core::remainder", kernels::RemainderFloatElement)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& x, const Tensor& y, Tensor& out) {  // exact: the CPU's bits
+      checked_integer_on_cuda<kernels::RemainderElement>("core::remainder", x, y, out, false, kIntegerZeroDivision);
+    })
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       // d/dx = 1, d/dy = -floor(x / y) (away from the jumps)
       Tensor g = c.grad_output(0);
@@ -424,10 +431,13 @@ SAMPAN_OP(core, floor_divide)
     .shape(real_binary_spec)
     .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64})
     .cpu([](const Tensor& x, const Tensor& y, Tensor& out) {
-      flagged_binary<FloorDivide>("core::floor_divide", x, y, out, VisitReal{},
-                                  "integer division by zero: 'y' has a zero");
+      flagged_binary<FloorDivide>("core::floor_divide", x, y, out, VisitReal{}, kIntegerZeroDivision);
     })
-    SAMPAN_BINARY_CUDA("core::floor_divide", kernels::FloorDivideFloatElement)  // float32 / float64, exact
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const Tensor& x, const Tensor& y, Tensor& out) {  // exact: the CPU's bits
+      checked_integer_on_cuda<kernels::FloorDivideElement>("core::floor_divide", x, y, out, false, kIntegerZeroDivision);
+    })
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       Tensor z = zeros_like(c.grad_output(0));
       return {z, z};

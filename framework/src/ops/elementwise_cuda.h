@@ -38,9 +38,7 @@ constexpr bool kFloatingOnlyOnCuda =
     std::is_same_v<F, kernels::TanElement> || std::is_same_v<F, kernels::TanhElement> ||
     std::is_same_v<F, kernels::ErfElement> || std::is_same_v<F, kernels::ReciprocalElement> ||
     std::is_same_v<F, kernels::SigmoidElement> || std::is_same_v<F, kernels::GeluElement> ||
-    std::is_same_v<F, kernels::SiluElement> || std::is_same_v<F, kernels::PowElement> ||
-    std::is_same_v<F, kernels::Atan2Element> || std::is_same_v<F, kernels::RemainderFloatElement> ||
-    std::is_same_v<F, kernels::FloorDivideFloatElement>;
+    std::is_same_v<F, kernels::SiluElement> || std::is_same_v<F, kernels::Atan2Element>;
 
 // Calls launch(Tag<element type>) for out's dtype on the GPU, or raises naming the op.
 template <class F, class Launch> void visit_elementwise_cuda(const char* name, DType dtype, Launch launch) {
