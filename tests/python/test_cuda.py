@@ -362,9 +362,12 @@ def test_sort_and_topk_on_the_gpu_give_the_cpus_permutation():
             (gv, gi), (cv, ci) = sp.topk(gpu, 3, axis, True), sp.topk(cpu, 3, axis, True)
             np.testing.assert_array_equal(gi.cpu().numpy(), ci.numpy())
             np.testing.assert_array_equal(gv.cpu().numpy(), cv.numpy())
-    w = sp.tensor(x[1]).cuda().requires_grad_()
-    sp.sum(sp.sort(w, 0)[0] * sp.tensor(np.arange(7.0)[:, None]).cuda()).backward()
-    assert w.grad.device == "cuda:0"
+    grads = []
+    for device in ("cpu", "cuda"):  # each value's weight goes back to the element it came from
+        w = sp.tensor(x[1]).to(device).requires_grad_()
+        sp.sum(sp.sort(w, 0)[0] * sp.tensor(np.arange(7.0)[:, None]).to(device)).backward()
+        grads.append(w.grad.cpu().numpy())
+    np.testing.assert_array_equal(grads[1], grads[0])
 
 
 @needs_gpu
@@ -397,14 +400,17 @@ def test_complex_parts_pow_sign_products_and_masked_fill_on_the_gpu():
     with pytest.raises(ValueError, match="negative integer powers"):
         sp.pow(sp.tensor([3, 4]).cuda(), sp.tensor([2, -1]).cuda())
     mask = sp.tensor(re > 0)
-    filled = sp.masked_fill(x.cuda().requires_grad_(), mask.cuda(), sp.tensor(0.5).cuda())
+    xg = x.cuda().requires_grad_()
+    filled = sp.masked_fill(xg, mask.cuda(), sp.tensor(0.5).cuda())
     same(filled.detach().cpu().numpy(), sp.masked_fill(x, mask, sp.tensor(0.5)).numpy())
     sp.sum(filled).backward()
+    same(xg.grad.cpu().numpy(), (~(re > 0)).astype(np.float64))  # no gradient where filled
     same(sp.masked_select(x.cuda(), mask.cuda()).cpu().numpy(), sp.masked_select(x, mask).numpy())
     src = sp.tensor(np.arange(40.0))
     same(sp.masked_scatter(x.cuda(), mask.cuda(), src.cuda()).cpu().numpy(), sp.masked_scatter(x, mask, src).numpy())
-    picked = sp.masked_select(x.cuda().requires_grad_(), mask.cuda())
-    sp.sum(picked).backward()
+    xg = x.cuda().requires_grad_()
+    sp.sum(sp.masked_select(xg, mask.cuda())).backward()
+    same(xg.grad.cpu().numpy(), (re > 0).astype(np.float64))  # gradient only where selected
     labels = sp.tensor([2, 0, 3, 1])
     same(sp.one_hot(labels.cuda(), 5).cpu().numpy(), sp.one_hot(labels, 5).numpy())
     same(sp.one_hot(labels.cuda()).cpu().numpy(), sp.one_hot(labels).numpy())
