@@ -4,7 +4,9 @@ Each call takes one draw (seed, offset) from a Generator (the default one unless
 ``generator=``) and calls the random op (core::rand, randn, randint, bernoulli, randperm) with it,
 so a result depends only on the seed and the number of draws taken before, never on the thread
 count. Random results carry no gradient (``requires_grad=True`` makes the sample a leaf).
-``device=`` draws on the CPU and moves the sample, so a GPU sample has the CPU's bits.
+``device=`` makes rand, randn and randint there (their ops' CUDA kernels draw the same Philox
+blocks, so a GPU sample has the CPU's bits; randn's to the rounding of its log and cos); randperm
+draws on the CPU and moves the permutation.
 """
 import numbers
 
@@ -50,8 +52,7 @@ def _op(name):
     return fn
 
 
-def _finish(t, requires_grad, device=None, who="rand"):
-    t = _place(t, device, who)
+def _finish(t, requires_grad):
     return t.requires_grad_(True) if requires_grad else t
 
 
@@ -59,16 +60,16 @@ def rand(*size, dtype=None, generator=None, requires_grad=False, device=None):
     """Uniform samples in [0, 1): ``rand(2, 3)`` or ``rand((2, 3))``; float32 unless ``dtype``."""
     device = _device_argument(device, "rand")  # before the draw: a refused call takes none
     seed, offset = draw(generator)
-    t = _op("rand")(_shape(size), _C.dtype(dtype or _C.float32).name, seed, offset)
-    return _finish(t, requires_grad, device, "rand")
+    t = _op("rand")(_shape(size), _C.dtype(dtype or _C.float32).name, seed, offset, device or "cpu")
+    return _finish(t, requires_grad)
 
 
 def randn(*size, dtype=None, generator=None, requires_grad=False, device=None):
     """Standard normal samples: ``randn(2, 3)``; float32 unless ``dtype``."""
     device = _device_argument(device, "randn")
     seed, offset = draw(generator)
-    t = _op("randn")(_shape(size), _C.dtype(dtype or _C.float32).name, seed, offset)
-    return _finish(t, requires_grad, device, "randn")
+    t = _op("randn")(_shape(size), _C.dtype(dtype or _C.float32).name, seed, offset, device or "cpu")
+    return _finish(t, requires_grad)
 
 
 def randint(low, high=None, size=(), dtype=None, generator=None, device=None):
@@ -78,8 +79,7 @@ def randint(low, high=None, size=(), dtype=None, generator=None, device=None):
     device = _device_argument(device, "randint")
     seed, offset = draw(generator)
     size = [size] if isinstance(size, numbers.Integral) else list(size)
-    return _place(_op("randint")(int(low), int(high), size, _C.dtype(dtype or _C.int64).name, seed, offset), device,
-                  "randint")
+    return _op("randint")(int(low), int(high), size, _C.dtype(dtype or _C.int64).name, seed, offset, device or "cpu")
 
 
 def randperm(n, dtype=None, generator=None, device=None):

@@ -444,6 +444,22 @@ def test_dropout_on_the_gpu_draws_the_cpus_mask():
 
 
 @needs_gpu
+def test_rand_randn_and_randint_are_made_on_the_gpu_with_the_cpus_draw():
+    for make, kw in ((sp.rand, {"dtype": sp.float32}), (sp.rand, {"dtype": sp.float64}),
+                     (sp.randn, {"dtype": sp.float64}), (sp.randint, {})):
+        args = (-3, 1000, (5, 9001)) if make is sp.randint else (5, 9001)
+        sp.manual_seed(11)
+        want = make(*args, **kw).numpy()
+        sp.manual_seed(11)
+        got = make(*args, device="cuda", **kw)
+        assert got.device == "cuda:0"
+        if make is sp.randn:  # Box-Muller's log and cos round as CUDA's libm does
+            np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-14, atol=1e-14)
+        else:
+            np.testing.assert_array_equal(got.cpu().numpy(), want)
+
+
+@needs_gpu
 def test_relu_forward_and_backward_run_on_the_gpu():
     x = np.linspace(-1.0, 1.0, 12).reshape(3, 4)
     g = np.arange(12.0).reshape(3, 4)

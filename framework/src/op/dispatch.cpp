@@ -119,7 +119,8 @@ void validate_args(const OpSchema& op, Values& args) {
                         : value_kind_name(args[i])));
 }
 
-Device common_device(const OpSchema& op, const Values& args) {
+// The device of the tensor arguments (all on one); `any` tells whether there was one.
+Device common_device(const OpSchema& op, const Values& args, bool& any) {
   Device dev;
   size_t first = args.size();  // argument index of the first tensor
   for_each_tensor(op, args, [&](const Tensor& t, size_t i, size_t) {
@@ -142,6 +143,7 @@ Device common_device(const OpSchema& op, const Values& args) {
                    "; move them to one device");
     }
   });
+  any = first != args.size();
   return dev;
 }
 
@@ -356,7 +358,8 @@ std::vector<Tensor> call_op(const OpSchema& op, Values args) {
   std::optional<profiler::detail::OpScope> profiled;  // times this call while the profiler runs
   if (profiler::detail::running())
     profiled.emplace(op, profiler::detail::record_shapes() ? tensor_shapes(op, args) : std::string());
-  Device dev = common_device(op, args);
+  bool any_tensor = false;
+  Device dev = common_device(op, args, any_tensor);
   if (amp::detail::any_enabled()) amp::detail::cast_arguments(op, dev.type, args);
   ShapeCache& shape_cache = ShapeCache::for_this_thread();
   ShapeCache::Specs cached = shape_cache.find(op, args);
@@ -369,6 +372,9 @@ std::vector<Tensor> call_op(const OpSchema& op, Values args) {
   }
   // Held by `cached`: a kernel that calls ops may replace the table's entry meanwhile.
   const std::vector<TensorSpec>& specs = *cached;
+  // An op without tensor arguments (rand, randn ...) runs where its shape function puts its first
+  // output (from a `device` attribute): no input says where else.
+  if (!any_tensor && !specs.empty()) dev = specs[0].device;
   const size_t n_out = op.output_names.size();
   SAMPAN_CHECK(specs.size() == n_out, RuntimeError, "op '", op.name, "': shape function returned ", specs.size(),
                " specs for ", n_out, " outputs");

@@ -12,7 +12,11 @@
 #include "elementwise_support.h"
 #include "../kernels/philox.h"
 #include "../kernels/philox_batch.h"
+#include "../kernels/random_element.h"
 #include "sample_support.h"
+#if defined(SAMPAN_CUDA_KERNELS)
+#include "../kernels/random_kernels_cuda.h"
+#endif
 
 using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
@@ -38,9 +42,9 @@ template <class T, class F> void fill_random(Tensor& out, int64_t seed, int64_t 
   for (int64_t i = 0; i < n; ++i) p[i] = f(kernels::random_block(s, o, static_cast<uint64_t>(i)));
 }
 
-// out[i] = f(word 0 of block i) (Words == 1) or f(words 0 and 1 of block i) (Words == 2): the same
-// values as fill_random with f applied to those words, with the blocks made 8 or 16 at a time
-// (kernels/philox_batch.h) in chunks of consecutive elements that stay in L1.
+// out[i] = f.words(words 0 and 1 of block i) (word 1 only made for Words == 2, else 0): the
+// values of fill_random with f, with the blocks made 8 or 16 at a time (kernels/philox_batch.h)
+// in chunks of consecutive elements that stay in L1.
 template <class T, int Words, class F> void fill_from_words(Tensor& out, int64_t seed, int64_t offset, F f) {
   static_assert(Words == 1 || Words == 2, "fill_from_words takes one or two words per element");
   constexpr int64_t kChunk = 512;
@@ -54,9 +58,9 @@ template <class T, int Words, class F> void fill_from_words(Tensor& out, int64_t
     kernels::philox_words(s, o, static_cast<uint64_t>(i0), len, w0, Words == 2 ? w1 : nullptr);
     T* pc = p + i0;
     if constexpr (Words == 1) {
-      for (int64_t j = 0; j < len; ++j) pc[j] = f(w0[j]);
+      for (int64_t j = 0; j < len; ++j) pc[j] = f.words(w0[j], 0u);
     } else {
-      for (int64_t j = 0; j < len; ++j) pc[j] = f(w0[j], w1[j]);
+      for (int64_t j = 0; j < len; ++j) pc[j] = f.words(w0[j], w1[j]);
     }
   }
 }
@@ -68,6 +72,18 @@ DType floating_dtype(const char* op, const std::string& name) {
   return d;
 }
 
+// float32 needs word 0 only (24 bits), float64 words 0 and 1 (53 bits).
+template <class T, class F> void fill_uniform_based(Tensor& out, int64_t seed, int64_t offset, F f) {
+  if constexpr (sizeof(T) == 4) fill_from_words<T, 1>(out, seed, offset, f);
+  else fill_from_words<T, 2>(out, seed, offset, f);
+}
+
+#if defined(SAMPAN_CUDA_KERNELS)
+template <class T, class F> void fill_random_cuda(Tensor& out, int64_t seed, int64_t offset, F f) {
+  kernels::random_fill_cuda<T>(as_u64(seed), as_u64(offset), out.numel(), out.data<T>(), f);
+}
+#endif
+
 std::pair<int64_t, int64_t> draw(Generator* gen) {
   Generator::State s = (gen ? *gen : default_generator()).reserve();
   return {as_i64(s.seed), as_i64(s.offset)};
@@ -75,64 +91,98 @@ std::pair<int64_t, int64_t> draw(Generator* gen) {
 
 }  // namespace
 
+// rand, randn, randint and dropout_mask have no tensor input: their `device` attribute (default
+// "cpu") says where the output is made, and dispatch runs the kernel there. Their CUDA twins apply
+// the CPU's per-element functors (kernels/random_element.h) to the same Philox blocks.
+
 SAMPAN_OP(core, rand)
-    .doc("Uniform samples in [0, 1) (float32: 24 random bits, float64: 53), from draw (seed, offset).")
-    .args("shape", "dtype", "seed", "offset")
+    .doc("Uniform samples in [0, 1) (float32: 24 random bits, float64: 53), from draw (seed, offset), "
+         "made on `device` (the same bits on every device).")
+    .args("shape", "dtype", "seed", "offset", "device")
+    .defaults({{"device", "cpu"}})
     .outputs("out")
     .nondifferentiable()
-    .shape([](const std::vector<int64_t>& shape, const std::string& dtype, int64_t, int64_t) {
+    .shape([](const std::vector<int64_t>& shape, const std::string& dtype, int64_t, int64_t, const std::string& device) {
       check_shape("rand", shape);
-      return TensorSpec{shape, floating_dtype("rand", dtype)};
+      return TensorSpec{shape, floating_dtype("rand", dtype), Device::parse(device)};
     })
-    .cpu([](const std::vector<int64_t>&, const std::string&, int64_t seed, int64_t offset, Tensor& out) {
-      if (out.dtype() == DType::Float32)
-        fill_from_words<float, 1>(out, seed, offset, [](uint32_t w0) { return kernels::uniform_float(w0); });
-      else
-        fill_from_words<double, 2>(out, seed, offset,
-                                   [](uint32_t w0, uint32_t w1) { return kernels::uniform_double(kernels::bits64(w0, w1)); });
-    })
-    .samples([] { return std::vector<Values>{{IntList{3, 2}, std::string("float64"), int64_t(5), int64_t(0)}}; });
-
-SAMPAN_OP(core, randn)
-    .doc("Standard normal samples (Box-Muller in float64, rounded for float32), from draw (seed, offset).")
-    .args("shape", "dtype", "seed", "offset")
-    .outputs("out")
-    .nondifferentiable()
-    .shape([](const std::vector<int64_t>& shape, const std::string& dtype, int64_t, int64_t) {
-      check_shape("randn", shape);
-      return TensorSpec{shape, floating_dtype("randn", dtype)};
-    })
-    .cpu([](const std::vector<int64_t>&, const std::string&, int64_t seed, int64_t offset, Tensor& out) {
-      if (out.dtype() == DType::Float32)
-        fill_random<float>(out, seed, offset,
-                           [](const kernels::PhiloxBlock& b) { return static_cast<float>(kernels::normal_from_block(b)); });
-      else
-        fill_random<double>(out, seed, offset, [](const kernels::PhiloxBlock& b) { return kernels::normal_from_block(b); });
-    })
-    .samples([] { return std::vector<Values>{{IntList{4}, std::string("float32"), int64_t(5), int64_t(1)}}; });
-
-SAMPAN_OP(core, randint)
-    .doc("Integers uniform in [low, high), from draw (seed, offset); dtype int32, int64 or floating.")
-    .args("low", "high", "shape", "dtype", "seed", "offset")
-    .outputs("out")
-    .nondifferentiable()
-    .shape([](int64_t low, int64_t high, const std::vector<int64_t>& shape, const std::string& dtype, int64_t, int64_t) {
-      check_shape("randint", shape);
-      SAMPAN_CHECK(high > low, ValueError, "randint: high (", high, ") must be greater than low (", low, ")");
-      return TensorSpec{shape, dtype_from_name(dtype)};
-    })
-    .cpu([](int64_t low, int64_t high, const std::vector<int64_t>&, const std::string&, int64_t seed, int64_t offset,
-            Tensor& out) {
-      const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
-      visit_real(out.dtype(), "core::randint", [&](auto tag) {
+    .cpu([](const std::vector<int64_t>&, const std::string&, int64_t seed, int64_t offset, const std::string&, Tensor& out) {
+      visit_floating(out.dtype(), "core::rand", [&](auto tag) {
         using T = typename decltype(tag)::type;
-        fill_random<T>(out, seed, offset, [&](const kernels::PhiloxBlock& b) {
-          uint64_t k = kernels::below(kernels::bits64(b[0], b[1]), range);
-          return static_cast<T>(static_cast<int64_t>(static_cast<uint64_t>(low) + k));
-        });
+        fill_uniform_based<T>(out, seed, offset, kernels::UniformElement<T>{});
       });
     })
-    .samples([] { return std::vector<Values>{{int64_t(-2), int64_t(9), IntList{4}, std::string("int64"), int64_t(5), int64_t(2)}}; });
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const std::vector<int64_t>&, const std::string&, int64_t seed, int64_t offset, const std::string&, Tensor& out) {
+      visit_floating(out.dtype(), "core::rand", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        fill_random_cuda<T>(out, seed, offset, kernels::UniformElement<T>{});
+      });
+    })
+#endif
+    .samples([] { return std::vector<Values>{{IntList{3, 2}, std::string("float64"), int64_t(5), int64_t(0), std::string("cpu")},
+                                             {IntList{7}, std::string("float32"), int64_t(9), int64_t(2), std::string("cpu")}}; });
+
+SAMPAN_OP(core, randn)
+    .doc("Standard normal samples (Box-Muller in float64, rounded for float32), from draw (seed, offset), "
+         "made on `device` (the same draw everywhere; log, sqrt and cos round as each device's libm does).")
+    .args("shape", "dtype", "seed", "offset", "device")
+    .defaults({{"device", "cpu"}})
+    .outputs("out")
+    .nondifferentiable()
+    .cuda_rounds_differently()
+    .shape([](const std::vector<int64_t>& shape, const std::string& dtype, int64_t, int64_t, const std::string& device) {
+      check_shape("randn", shape);
+      return TensorSpec{shape, floating_dtype("randn", dtype), Device::parse(device)};
+    })
+    .cpu([](const std::vector<int64_t>&, const std::string&, int64_t seed, int64_t offset, const std::string&, Tensor& out) {
+      visit_floating(out.dtype(), "core::randn", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        fill_random<T>(out, seed, offset, kernels::NormalElement<T>{});
+      });
+    })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const std::vector<int64_t>&, const std::string&, int64_t seed, int64_t offset, const std::string&, Tensor& out) {
+      visit_floating(out.dtype(), "core::randn", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        fill_random_cuda<T>(out, seed, offset, kernels::NormalElement<T>{});
+      });
+    })
+#endif
+    .samples([] { return std::vector<Values>{{IntList{4}, std::string("float32"), int64_t(5), int64_t(1), std::string("cpu")},
+                                             {IntList{2, 3}, std::string("float64"), int64_t(6), int64_t(0), std::string("cpu")}}; });
+
+SAMPAN_OP(core, randint)
+    .doc("Integers uniform in [low, high), from draw (seed, offset); dtype int32, int64 or floating; "
+         "made on `device` (the same bits on every device).")
+    .args("low", "high", "shape", "dtype", "seed", "offset", "device")
+    .defaults({{"device", "cpu"}})
+    .outputs("out")
+    .nondifferentiable()
+    .shape([](int64_t low, int64_t high, const std::vector<int64_t>& shape, const std::string& dtype, int64_t, int64_t,
+              const std::string& device) {
+      check_shape("randint", shape);
+      SAMPAN_CHECK(high > low, ValueError, "randint: high (", high, ") must be greater than low (", low, ")");
+      return TensorSpec{shape, dtype_from_name(dtype), Device::parse(device)};
+    })
+    .cpu([](int64_t low, int64_t high, const std::vector<int64_t>&, const std::string&, int64_t seed, int64_t offset,
+            const std::string&, Tensor& out) {
+      visit_real(out.dtype(), "core::randint", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        fill_random<T>(out, seed, offset, kernels::RandintElement<T>{as_u64(low), as_u64(high) - as_u64(low)});
+      });
+    })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](int64_t low, int64_t high, const std::vector<int64_t>&, const std::string&, int64_t seed, int64_t offset,
+             const std::string&, Tensor& out) {
+      visit_real(out.dtype(), "core::randint", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        fill_random_cuda<T>(out, seed, offset, kernels::RandintElement<T>{as_u64(low), as_u64(high) - as_u64(low)});
+      });
+    })
+#endif
+    .samples([] { return std::vector<Values>{{int64_t(-2), int64_t(9), IntList{4}, std::string("int64"), int64_t(5), int64_t(2), std::string("cpu")},
+                                             {int64_t(0), int64_t(3), IntList{5}, std::string("int32"), int64_t(1), int64_t(7), std::string("cpu")}}; });
 
 SAMPAN_OP(core, bernoulli)
     .doc("1 with probability p, else 0, elementwise (p in [0, 1]; the result has p's shape and "
@@ -165,31 +215,39 @@ SAMPAN_OP(core, bernoulli)
 
 SAMPAN_OP(core, dropout_mask)
     .doc("The scaled keep mask of dropout: 1 / (1 - p) where the uniform sample u of core::rand "
-         "with the same (seed, offset) is below 1 - p, else 0 (p in [0, 1); float32 or float64). "
-         "One pass instead of rand, compare, cast and scale.")
-    .args("shape", "p", "dtype", "seed", "offset")
+         "with the same (seed, offset) is below 1 - p, else 0 (p in [0, 1); float32 or float64), made "
+         "on `device` (the same bits on every device). One pass instead of rand, compare, cast and scale.")
+    .args("shape", "p", "dtype", "seed", "offset", "device")
+    .defaults({{"device", "cpu"}})
     .outputs("out")
     .nondifferentiable()
-    .shape([](const std::vector<int64_t>& shape, double p, const std::string& dtype, int64_t, int64_t) {
+    .shape([](const std::vector<int64_t>& shape, double p, const std::string& dtype, int64_t, int64_t,
+              const std::string& device) {
       check_shape("dropout_mask", shape);
       SAMPAN_CHECK(p >= 0.0 && p < 1.0, ValueError, "dropout_mask: p must lie in [0, 1), got ", std::to_string(p));
-      return TensorSpec{shape, floating_dtype("dropout_mask", dtype)};
+      return TensorSpec{shape, floating_dtype("dropout_mask", dtype), Device::parse(device)};
     })
-    .cpu([](const std::vector<int64_t>&, double p, const std::string&, int64_t seed, int64_t offset, Tensor& out) {
+    .cpu([](const std::vector<int64_t>&, double p, const std::string&, int64_t seed, int64_t offset, const std::string&,
+            Tensor& out) {
       // One block per element as core::rand (the same words, made 8 or 16 blocks a vector),
       // compared in out's dtype as `rand(...) < 1 - p` is: both give one mask.
-      if (out.dtype() == DType::Float32) {
-        const float keep = static_cast<float>(1.0 - p), scale = static_cast<float>(1.0 / (1.0 - p));
-        fill_from_words<float, 1>(out, seed, offset,
-                                  [=](uint32_t w0) { return kernels::uniform_float(w0) < keep ? scale : 0.0f; });
-      } else {
-        const double keep = 1.0 - p, scale = 1.0 / (1.0 - p);
-        fill_from_words<double, 2>(out, seed, offset, [=](uint32_t w0, uint32_t w1) {
-          return kernels::uniform_double(kernels::bits64(w0, w1)) < keep ? scale : 0.0;
-        });
-      }
+      visit_floating(out.dtype(), "core::dropout_mask", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        fill_uniform_based<T>(out, seed, offset,
+                              kernels::DropoutElement<T>{static_cast<T>(1.0 - p), static_cast<T>(1.0 / (1.0 - p))});
+      });
     })
-    .samples([] { return std::vector<Values>{{IntList{3, 4}, 0.5, std::string("float64"), int64_t(5), int64_t(3)}, {IntList{5}, 0.0, std::string("float32"), int64_t(1), int64_t(0)}}; });
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](const std::vector<int64_t>&, double p, const std::string&, int64_t seed, int64_t offset, const std::string&,
+             Tensor& out) {
+      visit_floating(out.dtype(), "core::dropout_mask", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        fill_random_cuda<T>(out, seed, offset,
+                            kernels::DropoutElement<T>{static_cast<T>(1.0 - p), static_cast<T>(1.0 / (1.0 - p))});
+      });
+    })
+#endif
+    .samples([] { return std::vector<Values>{{IntList{3, 4}, 0.5, std::string("float64"), int64_t(5), int64_t(3), std::string("cpu")}, {IntList{5}, 0.0, std::string("float32"), int64_t(1), int64_t(0), std::string("cpu")}}; });
 
 SAMPAN_OP(core, randperm)
     .doc("A uniformly random permutation of 0 .. n-1, from draw (seed, offset): the positions "
@@ -226,20 +284,20 @@ SAMPAN_OP(core, randperm)
 // C++ API: each call reserves one draw from the generator.
 // ------------------------------------------------------------------------------------------
 
-Tensor rand(const Shape& shape, DType dtype, Generator* gen) {
+Tensor rand(const Shape& shape, DType dtype, Generator* gen, Device device) {
   static OpHandle op("core::rand");
   auto [seed, offset] = draw(gen);
-  return op(shape, std::string(dtype_name(dtype)), seed, offset)[0];
+  return op(shape, std::string(dtype_name(dtype)), seed, offset, device.str())[0];
 }
-Tensor randn(const Shape& shape, DType dtype, Generator* gen) {
+Tensor randn(const Shape& shape, DType dtype, Generator* gen, Device device) {
   static OpHandle op("core::randn");
   auto [seed, offset] = draw(gen);
-  return op(shape, std::string(dtype_name(dtype)), seed, offset)[0];
+  return op(shape, std::string(dtype_name(dtype)), seed, offset, device.str())[0];
 }
-Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype, Generator* gen) {
+Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype, Generator* gen, Device device) {
   static OpHandle op("core::randint");
   auto [seed, offset] = draw(gen);
-  return op(low, high, shape, std::string(dtype_name(dtype)), seed, offset)[0];
+  return op(low, high, shape, std::string(dtype_name(dtype)), seed, offset, device.str())[0];
 }
 Tensor bernoulli(const Tensor& p, Generator* gen) {
   static OpHandle op("core::bernoulli");
@@ -251,8 +309,8 @@ Tensor randperm(int64_t n, DType dtype, Generator* gen) {
   auto [seed, offset] = draw(gen);
   return op(n, std::string(dtype_name(dtype)), seed, offset)[0];
 }
-Tensor rand_like(const Tensor& t, Generator* gen) { return rand(t.shape(), t.dtype(), gen); }
-Tensor randn_like(const Tensor& t, Generator* gen) { return randn(t.shape(), t.dtype(), gen); }
+Tensor rand_like(const Tensor& t, Generator* gen) { return rand(t.shape(), t.dtype(), gen, t.device()); }
+Tensor randn_like(const Tensor& t, Generator* gen) { return randn(t.shape(), t.dtype(), gen, t.device()); }
 Tensor uniform(const Shape& shape, double low, double high, DType dtype, Generator* gen) {
   SAMPAN_CHECK(high >= low, ValueError, "uniform: high (", std::to_string(high), ") must be >= low (", std::to_string(low), ")");
   Tensor u = rand(shape, dtype, gen);
@@ -263,18 +321,20 @@ Tensor normal(const Shape& shape, double mean, double std, DType dtype, Generato
   Tensor z = randn(shape, dtype, gen);
   return add(mul(z, scalar_tensor(std, dtype)), scalar_tensor(mean, dtype));
 }
-Tensor dropout_mask(const Shape& shape, double p, DType dtype, Generator* gen) {
+Tensor dropout_mask(const Shape& shape, double p, DType dtype, Generator* gen, Device device) {
+  static OpHandle op("core::dropout_mask");
   SAMPAN_CHECK(p >= 0.0 && p <= 1.0, ValueError, "dropout: p must lie in [0, 1], got ", std::to_string(p));
-  if (p == 1.0) return zeros(shape, dtype);
+  if (p == 1.0) return zeros(shape, dtype, device);
   // Keep with probability 1 - p and scale by 1 / (1 - p) so the expectation is unchanged.
-  Tensor keep = bernoulli(full(shape, 1.0 - p, dtype), gen);
-  return mul(keep, scalar_tensor(1.0 / (1.0 - p), dtype));
+  auto [seed, offset] = draw(gen);
+  return op(shape, p, std::string(dtype_name(dtype)), seed, offset, device.str())[0];
 }
 Tensor dropout(const Tensor& x, double p, bool training, Generator* gen) {
   if (!training || p == 0.0) return x;
-  Tensor mask = dropout_mask(x.shape(), p, x.dtype(), gen);
-  // drawn on the CPU and moved: the CPU's mask for the same seed
-  return mul(x, x.device().is_cpu() ? mask : to_device(mask, x.device()));
+  // The mask is made where x is: on a GPU the CPU's mask for the same draw, without a copy.
+  const DType mask_dtype = x.dtype() == DType::Float64 ? DType::Float64 : DType::Float32;
+  Tensor mask = dropout_mask(x.shape(), p, mask_dtype, gen, x.device());
+  return mul(x, mask.dtype() == x.dtype() ? mask : cast(mask, x.dtype()));
 }
 
 }  // namespace sampan

@@ -408,6 +408,9 @@ void check_cuda(const OpSchema& op, const Values& sample, const std::vector<Tens
   auto on_gpu = [&] {
     Values a = sample;
     for (Tensor* t : tensor_slots(a)) *t = to_device(t->detach().contiguous(), gpu);
+    // an op without tensor inputs (rand, randn ...) is placed by its `device` attribute
+    for (size_t i = 0; i < a.size() && i < op.arg_names.size(); ++i)
+      if (op.arg_names[i] == "device" && std::holds_alternative<std::string>(a[i])) a[i] = gpu.str();
     return a;
   };
   auto run = [&](std::vector<Tensor>& outs) {

@@ -176,10 +176,10 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     return y
 
 
-def _dropout_mask(shape, p, dtype, generator):
+def _dropout_mask(shape, p, dtype, generator, device="cpu"):
     from .._random import draw
     seed, offset = draw(generator)
-    return sampan.ops.core.dropout_mask(shape, float(p), dtype.name, seed, offset)
+    return sampan.ops.core.dropout_mask(shape, float(p), dtype.name, seed, offset, device)
 
 
 def dropout(x, p=0.5, training=True, generator=None):
@@ -196,7 +196,6 @@ def dropout(x, p=0.5, training=True, generator=None):
     # draws, compares and scales in one pass (the mask of rand(...) < 1 - p from the same draw),
     # so the graph holds a single product.
     dtype = sampan.float64 if x.dtype == sampan.float64 else sampan.float32
-    mask = _dropout_mask(list(x.shape), p, dtype, generator)
-    if x.device != "cpu":  # drawn on the CPU and moved: the CPU's mask for the same seed
-        mask = mask.to(x.device)
+    # made where x is (on a GPU by the op's CUDA kernel: the CPU's mask for the same draw)
+    mask = _dropout_mask(list(x.shape), p, dtype, generator, str(x.device))
     return x * (mask if mask.dtype == x.dtype else mask.to(x.dtype))

@@ -11,6 +11,7 @@
 #include "sampan/allocator.h"
 #include "sampan/autograd.h"
 #include "sampan/cuda.h"
+#include "sampan/op.h"
 #include "sampan/ops.h"
 #include "../thrown_message.h"
 
@@ -123,9 +124,28 @@ TEST(CudaDevice, GradientsCrossDevices) {
 TEST(CudaDevice, OpsRefuseWhatTheyCannotRunOnTheGpu) {
   SKIP_WITHOUT_GPU();
   Tensor g = to_device(from_vector({1.0, 2.0, 3.0}, {3}), kGpu);
-  // An op without a CUDA kernel names itself and the device.
-  const std::string no_kernel = thrown_message([&] { (void)cumsum(g, 0); });
-  EXPECT_NE(no_kernel.find("no kernel for device cuda:0"), std::string::npos) << no_kernel;
+  // An op without a CUDA kernel (the first in the registry with a tensor argument; its first
+  // sample moved to the GPU) names itself and the device.
+  const OpSchema* cpu_only = nullptr;
+  Values args;
+  for (const std::string& name : registered_ops()) {
+    const OpSchema& op = find_op(name);
+    if (op.kernels.count(DeviceType::CUDA) || op.samples.empty()) continue;
+    args = op.samples[0]().at(0);
+    bool has_tensor = false;
+    for (Value& v : args)
+      if (auto* t = std::get_if<Tensor>(&v); t && t->defined()) {
+        *t = to_device(*t, kGpu);
+        has_tensor = true;
+      }
+    if (has_tensor) {
+      cpu_only = &op;
+      break;
+    }
+  }
+  ASSERT_NE(cpu_only, nullptr) << "every op with a tensor argument has a CUDA kernel";
+  const std::string no_kernel = thrown_message([&] { (void)call_op(*cpu_only, args); });
+  EXPECT_NE(no_kernel.find("'" + cpu_only->name + "' has no kernel for device cuda:0"), std::string::npos) << no_kernel;
   // Mixed devices name both arguments.
   const std::string mixed = thrown_message([&] { (void)index_select(g, 0, from_vector({0.0}, {1}, DType::Int64)); });
   EXPECT_NE(mixed.find("cuda:0"), std::string::npos) << mixed;
@@ -278,4 +298,45 @@ TEST(CudaDevice, ExtremesAndSoftmaxRunOnTheGpu) {
   backward({sum(mul(log_softmax(leaf, 1), amax(leaf, {0}, true)))});
   backward({sum(mul(log_softmax(cpu_leaf, 1), amax(cpu_leaf, {0}, true)))});
   EXPECT_LE(worst_difference(leaf.grad(), cpu_leaf.grad()), 1e-12);
+}
+
+// rand, randn, randint and dropout_mask have no tensor input: their `device` attribute places
+// them, and the CUDA kernels apply the CPU's per-element functors to the same Philox blocks. A
+// process without a GPU refuses (it never hands back a CPU tensor for a GPU request).
+TEST(CudaDevice, RandomOpsMakeTheCpusDrawOnTheDevice) {
+  if (!cuda::is_available()) {
+    for (const std::string& why : {thrown_message([] { (void)rand({4}, DType::Float32, nullptr, kGpu); }),
+                                   thrown_message([] { (void)dropout_mask({4}, 0.5, DType::Float32, nullptr, kGpu); })})
+      EXPECT_NE(why.find(cuda::unavailable_reason()), std::string::npos) << why;
+    GTEST_SKIP() << "no GPU in this process: " << cuda::unavailable_reason();
+  }
+  const Shape shape{3, 70001};  // more elements than one grid-stride pass of a block
+  for (uint64_t seed : {uint64_t(7), uint64_t(0xFEDCBA9876543210ull)}) {
+    for (DType dt : {DType::Float32, DType::Float64}) {
+      Generator gc(seed), gg(seed);
+      gc.set_state({seed, 0x1234567890ull});
+      gg.set_state({seed, 0x1234567890ull});
+      Tensor g = rand(shape, dt, &gg, kGpu);
+      EXPECT_EQ(g.device(), kGpu);
+      EXPECT_TRUE(same_bytes(to_device(g, cpu_device()), rand(shape, dt, &gc))) << dtype_name(dt);
+      EXPECT_TRUE(same_bytes(to_device(dropout_mask(shape, 0.3, dt, &gg, kGpu), cpu_device()),
+                             dropout_mask(shape, 0.3, dt, &gc)))
+          << dtype_name(dt);
+      // Box-Muller's log, sqrt and cos round as CUDA's libm does: a few ulps at most
+      EXPECT_LT(worst_difference(randn(shape, dt, &gg, kGpu), randn(shape, dt, &gc)), dt == DType::Float32 ? 1e-6 : 1e-14);
+    }
+    for (DType dt : {DType::Int32, DType::Int64, DType::Float64}) {
+      Generator gc(seed), gg(seed);
+      EXPECT_TRUE(same_bytes(to_device(randint(-5, 1000003, shape, dt, &gg, kGpu), cpu_device()),
+                             randint(-5, 1000003, shape, dt, &gc)))
+          << dtype_name(dt);
+    }
+  }
+  // dropout of a GPU tensor makes its mask there: the CPU's product for the same draw
+  Generator gc(3), gg(3);
+  Tensor x = randn({64, 33}, DType::Float32, &gc);
+  gg.set_state(gc.state());
+  Tensor y = dropout(to_device(x, kGpu), 0.5, true, &gg);
+  EXPECT_EQ(y.device(), kGpu);
+  EXPECT_TRUE(same_bytes(to_device(y, cpu_device()), dropout(x, 0.5, true, &gc)));
 }
