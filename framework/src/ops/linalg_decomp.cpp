@@ -15,6 +15,11 @@
 #include "linalg_support.h"
 #include "../kernels/strided_loop.h"
 #include "sample_support.h"
+#if defined(SAMPAN_CUDA_KERNELS)
+#include "../kernels/solver_cuda.h"
+#include "cuda_support.h"
+#include "device_elements.h"
+#endif
 
 using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
@@ -226,7 +231,7 @@ Grads eigh_vjp(const VjpContext& c) {
   const int64_t n = w.shape().back();
   Tensor inner = detail::diag_embed(gw.to(U.dtype()));
   if (!inert_zero(gU)) {
-    Tensor I = detail::eye(n, w.dtype());
+    Tensor I = detail::eye(n, w.dtype(), w.device());
     Tensor E = sub(unsqueeze(w, -2), unsqueeze(w, -1));        // w_j - w_i
     Tensor F = div(sub(ones_like(I), I), add(E, I));           // 0 on the diagonal
     inner = add(inner, mul(F, matmul(detail::mH(U), gU)));
@@ -282,7 +287,7 @@ Grads svd_vjp(const VjpContext& c) {
   //          + i Im(diag(U^H gU)) / s on the diagonal for complex inputs (the phase term),
   // then the parts of gU, gV outside the spans of U, V when a is not square (Townsend 2016).
   Tensor V = detail::mH(Vh), gV = detail::mH(gVh);
-  Tensor I = detail::eye(k, S.dtype());
+  Tensor I = detail::eye(k, S.dtype(), S.device());
   Tensor S2 = mul(S, S);
   Tensor E = add(sub(unsqueeze(S2, -2), unsqueeze(S2, -1)), I);  // 1 on the diagonal
   Tensor offdiag = sub(ones_like(I), I);
@@ -320,6 +325,191 @@ Grads svd_vjp(const VjpContext& c) {
   return {ga};
 }
 
+#if defined(SAMPAN_CUDA_KERNELS)
+// ---- the CUDA twins: cuSOLVER (kernels/solver_cuda.h) ----
+// cuSOLVER is column-major: a row-major matrix's buffer is its transpose there. inv and det factor
+// that transpose as it is (det a^T = det a, and inv(a^T) read row-major is inv(a)); solve solves
+// with the transposed factors; eigh and svd read the layouts back as the comments say. The
+// CPU's checks and errors, and its phase convention for the vectors (fix_phases above, as
+// kernels::fix_phases_cuda), so the two devices agree to rounding.
+
+// f(tag) with tag::T the device element type and tag::R its real type.
+template <class T_, class R_> struct SolverTag { using T = T_; using R = R_; };
+template <class F> void visit_solver_dtype(DType dt, const char* op, F f) {
+  visit_floating_complex(dt, op, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    f(SolverTag<typename detail::device_element<C>::type, typename Eigen::NumTraits<C>::Real>{});
+  });
+}
+
+template <class T> T* device_ptr(Tensor& t) { return static_cast<T*>(t.raw_data()); }
+
+// A fresh contiguous copy (cuSOLVER works in place).
+Tensor scratch(const Tensor& t) { return clone(t).contiguous(); }
+
+// The first matrix whose info word is non-zero, or -1.
+int64_t first_failed(const std::vector<int>& info) {
+  for (size_t b = 0; b < info.size(); ++b)
+    if (info[b] != 0) return static_cast<int64_t>(b);
+  return -1;
+}
+
+// The first matrix of a [..., m, n] batch with a non-finite entry, or -1 (one count per matrix
+// on the device, nb numbers back).
+int64_t first_non_finite(const Tensor& a) {
+  const int64_t per = a.shape()[a.dim() - 2] * a.shape().back();
+  Tensor counts = to_device(sum(cast(isfinite(a), DType::Float64), {-2, -1}), cpu_device()).contiguous();
+  const double* c = counts.data<double>();
+  for (int64_t b = 0; b < counts.numel(); ++b)
+    if (c[b] != static_cast<double>(per)) return b;
+  return -1;
+}
+
+Tensor factor_lu(Tensor& lu, int64_t nb, int64_t n, std::vector<int>& info) {
+  Tensor ipiv = Tensor::empty({nb, n}, DType::Int64, lu.device());
+  info.assign(static_cast<size_t>(nb), 0);
+  visit_solver_dtype(lu.dtype(), "core::lu (CUDA)", [&](auto tag) {
+    using T = typename decltype(tag)::T;
+    cuda_support::run_device([&] { kernels::lu_factor_cuda<T>(nb, n, device_ptr<T>(lu), device_ptr<int64_t>(ipiv), info.data()); });
+  });
+  return ipiv;
+}
+
+void inv_cuda_kernel(const Tensor& a, Tensor& out) {
+  Tensor lu = scratch(a.to(out.dtype()));
+  const int64_t n = lu.shape().back(), nb = shape_numel(batch_of(lu.shape()));
+  if (n == 0) return;
+  std::vector<int> info;
+  Tensor ipiv = factor_lu(lu, nb, n, info);
+  const int64_t bad = first_failed(info);
+  SAMPAN_CHECK(bad < 0, ValueError, "inv: ", matrix_name(bad, batch_of(lu.shape())), " is singular");
+  copy_(out, broadcast_to(detail::eye(n, out.dtype(), out.device()), out.shape()));
+  visit_solver_dtype(out.dtype(), "core::inv", [&](auto tag) {
+    using T = typename decltype(tag)::T;
+    cuda_support::run_device([&] {
+      kernels::lu_solve_cuda<T>(false, nb, n, n, device_ptr<T>(lu), device_ptr<int64_t>(ipiv), device_ptr<T>(out));
+    });
+  });
+}
+
+void solve_cuda_kernel(const Tensor& a, const Tensor& b, Tensor& x) {
+  const int64_t n = a.shape().back();
+  const bool vec = b.dim() == 1;
+  const int64_t k = vec ? 1 : b.shape().back();
+  const Shape batch = vec ? batch_of(a.shape()) : batch_of(x.shape());
+  const int64_t nb = shape_numel(batch);
+  if (n == 0 || k == 0) return;
+  Tensor lu = scratch(broadcast_to(a.to(x.dtype()), with_matrix(batch, n, n)));
+  // b's columns, column-major: the row-major [..., k, n] transpose
+  Tensor bt = scratch(transpose(broadcast_to(reshape(b.to(x.dtype()), vec ? Shape{n, 1} : b.shape()), with_matrix(batch, n, k)), -1, -2));
+  std::vector<int> info;
+  Tensor ipiv = factor_lu(lu, nb, n, info);
+  const int64_t bad = first_failed(info);
+  SAMPAN_CHECK(bad < 0, ValueError, "solve: ", matrix_name(bad, batch), " of a is singular");
+  visit_solver_dtype(x.dtype(), "core::solve", [&](auto tag) {
+    using T = typename decltype(tag)::T;
+    cuda_support::run_device([&] {
+      kernels::lu_solve_cuda<T>(true, nb, n, k, device_ptr<T>(lu), device_ptr<int64_t>(ipiv), device_ptr<T>(bt));
+    });
+  });
+  copy_(x, reshape(transpose(bt, -1, -2), x.shape()));
+}
+
+void det_cuda_kernel(const Tensor& a, Tensor& out) {
+  Tensor lu = scratch(a.to(out.dtype()));
+  const int64_t n = lu.shape().back(), nb = out.numel();
+  if (nb == 0) return;
+  if (n == 0) {
+    copy_(out, ones_like(out));
+    return;
+  }
+  std::vector<int> info;  // a zero pivot gives a zero determinant: no error
+  Tensor ipiv = to_device(factor_lu(lu, nb, n, info), cpu_device()).contiguous();
+  // det = (-1)^(row swaps) * the product of U's diagonal, on the host (n numbers per matrix)
+  Tensor diag = to_device(diagonal(lu, 0, -2, -1), cpu_device()).contiguous();
+  Tensor sign = Tensor::empty({nb}, DType::Float64);
+  const int64_t* p = ipiv.data<int64_t>();
+  for (int64_t b = 0; b < nb; ++b) {
+    int64_t swaps = 0;
+    for (int64_t i = 0; i < n; ++i) swaps += p[b * n + i] != i + 1;
+    sign.data<double>()[b] = swaps % 2 ? -1.0 : 1.0;
+  }
+  copy_(out, to_device(reshape(mul(prod(diag, {-1}), sign.to(out.dtype())), out.shape()), out.device()));
+}
+
+void eigh_cuda_kernel(const Tensor& a, Tensor& w, Tensor& v) {
+  const Tensor ac = a.to(v.dtype());
+  const int64_t n = ac.shape().back(), nb = shape_numel(batch_of(ac.shape()));
+  if (n == 0) return;
+  int64_t bad = first_non_finite(ac);
+  // The Hermitian part h, as on the CPU; its row-major buffer is h^T = conj(h) column-major, whose
+  // eigenvectors are conj(V): read back row-major that is V^H.
+  Tensor work = scratch(mul(add(ac, detail::mH(ac)), scalar_tensor(0.5, real_dtype(v.dtype()))));
+  std::vector<int> info(static_cast<size_t>(nb), 0);
+  if (bad < 0) {
+    visit_solver_dtype(v.dtype(), "core::eigh", [&](auto tag) {
+      using T = typename decltype(tag)::T;
+      using R = typename decltype(tag)::R;
+      cuda_support::run_device([&] { kernels::eigh_cuda<T, R>(nb, n, device_ptr<T>(work), device_ptr<R>(w), info.data()); });
+    });
+    bad = first_failed(info);
+  }
+  SAMPAN_CHECK(bad < 0, ValueError, "eigh: ", matrix_name(bad, batch_of(ac.shape())),
+               " has non-finite entries or the eigensolver did not converge");
+  copy_(v, detail::mH(work));
+  visit_solver_dtype(v.dtype(), "core::eigh", [&](auto tag) {
+    using T = typename decltype(tag)::T;
+    cuda_support::run_device([&] { kernels::fix_phases_cuda<T>(nb, n, n, device_ptr<T>(v), n, 1, n * n, nullptr, 0, 0); });
+  });
+}
+
+void svd_cuda_kernel(const Tensor& a, Tensor& u, Tensor& s, Tensor& vh) {
+  const Tensor ac = a.to(u.dtype());
+  const int64_t m = ac.shape()[ac.dim() - 2], n = ac.shape().back(), k = std::min(m, n);
+  const int64_t nb = shape_numel(batch_of(ac.shape()));
+  if (k == 0) return;
+  int64_t bad = first_non_finite(ac);
+  std::vector<int> info(static_cast<size_t>(nb), 0);
+  if (bad < 0) {
+    visit_solver_dtype(u.dtype(), "core::svd", [&](auto tag) {
+      using T = typename decltype(tag)::T;
+      using R = typename decltype(tag)::R;
+      if (n >= m) {
+        // The buffer is a^T (n x m) column-major = X = Ux S Vx^H, so a = conj(Vx) S Ux^T: gesvd's
+        // VT (m x m column-major) read row-major is u, its U (n x m column-major) read row-major is vh.
+        Tensor x = scratch(ac);
+        cuda_support::run_device([&] {
+          kernels::svd_cuda<T, R>(nb, n, m, device_ptr<T>(x), device_ptr<R>(s), device_ptr<T>(vh), device_ptr<T>(u), info.data());
+        });
+      } else {
+        // a column-major is the row-major [n, m] transpose; U (m x n) and VT (n x n) come back
+        // column-major, transposed into u and vh.
+        Tensor x = scratch(transpose(ac, -1, -2));
+        Tensor ucol = Tensor::empty(with_matrix(batch_of(ac.shape()), n, m), u.dtype(), u.device());
+        Tensor vtcol = Tensor::empty(with_matrix(batch_of(ac.shape()), n, n), u.dtype(), u.device());
+        cuda_support::run_device([&] {
+          kernels::svd_cuda<T, R>(nb, m, n, device_ptr<T>(x), device_ptr<R>(s), device_ptr<T>(ucol), device_ptr<T>(vtcol),
+                                  info.data());
+        });
+        if (first_failed(info) < 0) {
+          copy_(u, transpose(ucol, -1, -2));
+          copy_(vh, transpose(vtcol, -1, -2));
+        }
+      }
+    });
+    bad = first_failed(info);
+  }
+  SAMPAN_CHECK(bad < 0, ValueError, "svd: ", matrix_name(bad, batch_of(ac.shape())),
+               " has non-finite entries or the decomposition did not converge");
+  visit_solver_dtype(u.dtype(), "core::svd", [&](auto tag) {
+    using T = typename decltype(tag)::T;
+    cuda_support::run_device([&] {
+      kernels::fix_phases_cuda<T>(nb, m, k, device_ptr<T>(u), k, 1, m * k, device_ptr<T>(vh), n, k * n);
+    });
+  });
+}
+#endif
+
 }  // namespace
 
 SAMPAN_OP(core, inv)
@@ -332,6 +522,10 @@ SAMPAN_OP(core, inv)
       return TensorSpec{a.shape, decomp_dtype("inv", a), a.device};
     })
     .cpu(inv_kernel)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(inv_cuda_kernel)
+    .cuda_rounds_differently()  // cuSOLVER's algorithms, not Eigen's
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       // d(a^-1) = -a^-1 da a^-1, so grad = -inv^H g inv^H (Giles 2.2).
       Tensor ih = detail::mH(c.output(0));
@@ -347,6 +541,10 @@ SAMPAN_OP(core, solve)
     .dtypes({DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
     .shape(solve_spec)
     .cpu(solve_kernel)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(solve_cuda_kernel)
+    .cuda_rounds_differently()  // cuSOLVER's algorithms, not Eigen's
+#endif
     .vjp(solve_vjp)
     .samples([] { Tensor a = from_vector({2.0, 0.3, -0.4, 0.1, 1.5, 0.2, 0.5, -0.3, 1.8}, {3, 3}); return std::vector<Values>{{a, f64({3})}, {a, f64({3, 2})}}; });
 
@@ -360,6 +558,10 @@ SAMPAN_OP(core, det)
       return TensorSpec{batch_of(a.shape), decomp_dtype("det", a), a.device};
     })
     .cpu(det_kernel)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(det_cuda_kernel)
+    .cuda_rounds_differently()  // cuSOLVER's algorithms, not Eigen's
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       // d det = det tr(a^-1 da): grad = g conj(det) a^-H (needs an invertible a).
       Tensor a = c.input(0);
@@ -381,6 +583,10 @@ SAMPAN_OP(core, eigh)
       return std::vector<TensorSpec>{TensorSpec{w, real_dtype(d), a.device}, TensorSpec{a.shape, d, a.device}};
     })
     .cpu(eigh_kernel)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(eigh_cuda_kernel)
+    .cuda_rounds_differently()  // cuSOLVER's algorithms, not Eigen's
+#endif
     .vjp(eigh_vjp)
     .samples([] { return std::vector<Values>{{from_vector({2.0, 0.3, -0.4, 0.3, 1.0, 0.2, -0.4, 0.2, -0.5}, {3, 3})}}; });
 
@@ -402,6 +608,10 @@ SAMPAN_OP(core, svd)
                                      TensorSpec{with_matrix(batch, k, n), d, a.device}};
     })
     .cpu(svd_kernel)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(svd_cuda_kernel)
+    .cuda_rounds_differently()  // cuSOLVER's algorithms, not Eigen's
+#endif
     .vjp(svd_vjp)
     .samples([] { return std::vector<Values>{{from_vector({2.0, 0.3, -0.4, 0.1, 1.5, 0.2}, {2, 3})}}; });
 

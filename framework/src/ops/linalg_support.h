@@ -15,17 +15,17 @@ namespace sampan::detail {
 /// Conjugate transpose of the last two dimensions (a view for real tensors).
 inline Tensor mH(const Tensor& x) { return conj(transpose(x, -1, -2)); }
 
-/// The n x n identity (a constant, no graph) of `dtype`.
-inline Tensor eye(int64_t n, DType dtype) {
+/// The n x n identity (a constant, no graph) of `dtype`, made on the CPU and moved to `device`.
+inline Tensor eye(int64_t n, DType dtype, Device device = Device{}) {
   Tensor e = zeros({n, n}, DType::Float64);
   double* p = e.data<double>();
   for (int64_t i = 0; i < n; ++i) p[i * n + i] = 1.0;
-  return e.to(dtype);
+  return device.is_cpu() ? e.to(dtype) : to_device(e.to(dtype), device);
 }
 
 /// A batch of diagonal matrices [..., n, n] with `v` [..., n] on the diagonal.
 inline Tensor diag_embed(const Tensor& v) {
-  return mul(unsqueeze(v, -2), eye(v.shape().back(), real_dtype(v.dtype())));
+  return mul(unsqueeze(v, -2), eye(v.shape().back(), real_dtype(v.dtype()), v.device()));
 }
 
 /// "[2, 3]" for messages.

@@ -340,3 +340,57 @@ TEST(CudaDevice, RandomOpsMakeTheCpusDrawOnTheDevice) {
   EXPECT_EQ(y.device(), kGpu);
   EXPECT_TRUE(same_bytes(to_device(y, cpu_device()), dropout(x, 0.5, true, &gc)));
 }
+
+// The decompositions' twins go through cuSOLVER (column-major, its own algorithms): the CPU's
+// values to rounding, with the CPU's phase convention for the vectors, its errors for singular
+// and non-finite matrices, and gradients that run on the GPU (the vjps' identities are made there).
+TEST(CudaDevice, DecompositionsThroughCusolverMatchTheCpu) {
+  SKIP_WITHOUT_GPU();
+  Generator gen(21);
+  for (DType dt : {DType::Float64, DType::Complex128, DType::Float32}) {
+    const double tol = dt == DType::Float32 ? 2e-4 : 1e-10;
+    auto random = [&](const Shape& s) {
+      Tensor r = randn(s, DType::Float64, &gen);
+      return dt == DType::Complex128 ? complex(r, randn(s, DType::Float64, &gen)) : r.to(dt);
+    };
+    // diagonally dominant, so inv and solve are well conditioned
+    const DType real = dt == DType::Complex128 ? DType::Float64 : dt;
+    Tensor a = add(random({3, 4, 4}), mul(eye(4, -1, real), scalar_tensor(4.0, real)));
+    Tensor ga = to_device(a, kGpu);
+    EXPECT_LT(worst_difference(inv(ga), inv(a)), tol) << dtype_name(dt);
+    EXPECT_LT(worst_difference(det(ga), det(a)), tol) << dtype_name(dt);
+    Tensor b = random({3, 4, 2}), bv = random({4});
+    EXPECT_LT(worst_difference(solve(ga, to_device(b, kGpu)), solve(a, b)), tol) << dtype_name(dt);
+    EXPECT_LT(worst_difference(solve(ga, to_device(bv, kGpu)), solve(a, bv)), tol) << dtype_name(dt);
+    auto [w, v] = eigh(a);
+    auto [gw, gv] = eigh(ga);
+    EXPECT_LT(worst_difference(gw, w), tol) << dtype_name(dt);
+    EXPECT_LT(worst_difference(gv, v), tol) << dtype_name(dt);  // the same phases
+    for (const Shape& s : {Shape{2, 5, 3}, Shape{2, 3, 5}, Shape{4, 4}}) {
+      Tensor m = random(s);
+      auto [u, sv, vh] = svd(m);
+      auto [gu, gs, gvh] = svd(to_device(m, kGpu));
+      EXPECT_LT(worst_difference(gs, sv), tol) << dtype_name(dt) << " " << shape_str(s);
+      EXPECT_LT(worst_difference(gu, u), tol) << dtype_name(dt) << " " << shape_str(s);
+      EXPECT_LT(worst_difference(gvh, vh), tol) << dtype_name(dt) << " " << shape_str(s);
+    }
+  }
+  // a row swap flips det's sign; a singular matrix has det 0, and inv and solve name it
+  Tensor swap = from_vector({0.0, 1.0, 1.0, 0.0, 2.0, 0.0, 4.0, 0.0}, {2, 2, 2});
+  EXPECT_LT(worst_difference(det(to_device(swap, kGpu)), from_vector({-1.0, 0.0}, {2})), 1e-15);
+  const std::string singular = thrown_message([&] { (void)inv(to_device(swap, kGpu)); });
+  EXPECT_NE(singular.find("matrix 1 of the batch is singular"), std::string::npos) << singular;
+  Tensor nan_matrix = to_device(from_vector({1.0, std::nan(""), 0.0, 1.0}, {2, 2}), kGpu);
+  EXPECT_THROW((void)eigh(nan_matrix), ValueError);
+  EXPECT_THROW((void)svd(nan_matrix), ValueError);
+  // gradients of eigh and svd on the GPU: the CPU's to rounding
+  Tensor x = from_vector({2.0, 0.3, -0.4, 0.3, 1.0, 0.2, -0.4, 0.2, -0.5}, {3, 3});
+  Tensor xc = x.detach().requires_grad_(), xg = to_device(x, kGpu).requires_grad_();
+  auto grad_of = [](Tensor& leaf) {
+    auto [w, v] = eigh(leaf);
+    auto [u, s, vh] = svd(leaf);
+    sum(add(mul(w, w), sum(s))).backward();
+    return leaf.grad();
+  };
+  EXPECT_LT(worst_difference(grad_of(xg), grad_of(xc)), 1e-10);
+}
