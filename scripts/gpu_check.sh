@@ -34,9 +34,10 @@ stage() (  # a subshell with -e: any failing copy stops the packing
     { echo "gpu_check stage: sampan_core was built without CUDA (no libcudart linked); build with nvcc" >&2; exit 1; }
   mkdir -p "$dir/tmp"
   # Every library the binaries load, but glibc's and the driver's, which belong to that machine,
-  # and cuBLAS (about 600 MB; that machine has CUDA 13's own, found by `run`).
+  # and the CUDA math libraries (cuBLAS, cuSOLVER and what it loads: about 1 GB; that machine has
+  # CUDA 13's own, found by `run`).
   ldd "${binaries[@]}" | awk '/=> \//{print $3}' | sort -u |
-    grep -Ev '/(libc|libm|libmvec|libpthread|libdl|librt|libresolv)\.so|ld-linux|libcuda\.so|libnvidia|libcublas' |
+    grep -Ev '/(libc|libm|libmvec|libpthread|libdl|librt|libresolv)\.so|ld-linux|libcuda\.so|libnvidia|libcublas|libcusolver|libcusparse|libnvJitLink' |
     awk -F/ '!seen[$NF]++' >"$dir/libs.txt"  # one copy of a library found under two paths
   # Paths as in this checkout, unpacked there into the working tree's copy: the tests find the
   # op libraries they load (build/examples/...) and the data by the paths they were built with.
@@ -67,18 +68,20 @@ run() {
   source_dir=$(cat "$work/SOURCE_DIR")
   if [[ ! -e $source_dir ]]; then mkdir -p "$(dirname "$source_dir")" && ln -s "$repo_root" "$source_dir"; fi
   export LD_LIBRARY_PATH="$work/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  # cuBLAS (matmul's twin) is not packed: the machine's CUDA toolkit, or the pip wheel beside its
-  # PyTorch.
-  local cublas
-  cublas=$(ldconfig -p 2>/dev/null | awk '/libcublas\.so\.13 /{print $NF; exit}')
-  [[ -n $cublas ]] || cublas=$(find /usr/local/cuda*/lib64 /usr/local/cuda*/targets/*/lib /opt /usr/lib /usr/local/lib \
-    -name 'libcublas.so.13' 2>/dev/null | head -1)
-  if [[ -n $cublas ]]; then
-    export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$cublas")"
-    say "cuBLAS: $cublas"
-  else
-    say "cuBLAS: libcublas.so.13 not found on this machine; the binaries will not load"
-  fi
+  # The CUDA math libraries (matmul's and the decompositions' twins) are not packed: the
+  # machine's CUDA toolkit, or the pip wheels beside its PyTorch.
+  local lib found
+  for lib in libcublas.so.13 libcublasLt.so.13 libcusolver.so.12 libcusparse.so.12 libnvJitLink.so.13; do
+    found=$(ldconfig -p 2>/dev/null | awk -v l="$lib" '$1 == l {print $NF; exit}')
+    [[ -n $found ]] || found=$(find /usr/local/cuda*/lib64 /usr/local/cuda*/targets/*/lib /opt /usr/lib /usr/local/lib \
+      -name "$lib" 2>/dev/null | head -1)
+    if [[ -n $found ]]; then
+      export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$found")"
+      say "$lib: $found"
+    else
+      say "$lib: not found on this machine; the binaries will not load"
+    fi
+  done
   cd "$repo_root" || exit 1
 
   say ""

@@ -52,7 +52,8 @@ def test_dtype_and_copy_still_work_through_to():
 
 
 @needs_gpu
-@pytest.mark.parametrize("dtype", ["bool", "int32", "int64", "float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("dtype", ["bool", "int32", "int64", "float16", "float32", "float64", "complex64",
+                                   "complex128"])
 def test_round_trip_is_bit_for_bit(dtype):
     a = (np.arange(12).reshape(3, 4) * 0.37 - 1.1).astype(dtype)
     g = sp.tensor(a).to("cuda")
@@ -136,12 +137,14 @@ def test_elementwise_in_place_and_mixed_dtypes_on_the_gpu():
 
 
 @needs_gpu
-@pytest.mark.parametrize("dtype", ["bool", "int32", "int64", "float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("dtype", ["bool", "int32", "int64", "float16", "float32", "float64", "complex64",
+                                   "complex128"])
 def test_casts_and_strided_copies_on_the_gpu_give_the_cpus_bits(dtype):
     a = (np.arange(12).reshape(3, 4) * 0.37 - 1.1).astype(dtype)
     g = sp.tensor(a).cuda()
-    for to in ["bool", "int32", "int64", "float32", "float64", "complex64", "complex128"]:
-        np.testing.assert_array_equal(g.to(to).cpu().numpy(), sp.tensor(a).to(to).numpy())
+    for to in ["bool", "int32", "int64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128"]:
+        widen = (lambda t: t.to("float32")) if to == "bfloat16" else (lambda t: t)  # exact; NumPy has no bfloat16
+        np.testing.assert_array_equal(widen(g.to(to)).cpu().numpy(), widen(sp.tensor(a).to(to)).numpy())
     t = g.transpose(0, 1)  # strided on the GPU: contiguous() and the copy back go through clone's kernel
     np.testing.assert_array_equal(t.contiguous().cpu().numpy(), a.T)
     np.testing.assert_array_equal(t.cpu().numpy(), a.T)
@@ -232,6 +235,40 @@ def test_a_perceptron_trains_on_the_gpu_with_the_cpus_losses(dtype):
               for d in ("cpu", "cuda")}
     assert losses["cuda"][-1] < 0.5 * losses["cuda"][0]  # it learns
     np.testing.assert_allclose(losses["cuda"], losses["cpu"], rtol=1e-4 if dtype == "float32" else 1e-10)
+
+
+@needs_gpu
+def test_a_perceptron_trains_under_float16_autocast_on_the_gpu_as_on_the_cpu():
+    # PyTorch's CUDA AMP recipe: float16 products (cuBLAS GemmEx), float32 master weights, a
+    # GradScaler; the CPU under its own float16 autocast is the reference, to float16's rounding.
+    rng = np.random.default_rng(17)
+    x = rng.standard_normal((128, 8)).astype("float32")
+    y = np.sin(x.sum(axis=1, keepdims=True)).astype("float32")
+
+    def losses_on(device):
+        sp.manual_seed(0)
+        model = sp.nn.Sequential(sp.nn.Linear(8, 32), sp.nn.ReLU(), sp.nn.Linear(32, 1)).to(device)
+        opt = sp.optim.Adam(model.parameters(), lr=1e-2)
+        scaler = sp.amp.GradScaler(init_scale=1024.0)
+        xs, ys = sp.tensor(x, device=device), sp.tensor(y, device=device)
+        losses = []
+        for _ in range(20):
+            opt.zero_grad()
+            with sp.amp.autocast(device, "float16"):
+                hidden = model[0](xs)
+                loss = sp.nn.functional.mse_loss(model[2](model[1](hidden)), ys)
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+            losses.append(float(loss.cpu().numpy()))
+        assert hidden.dtype == sp.float16  # the product ran in float16
+        assert all(p.dtype == sp.float32 and p.grad.dtype == sp.float32 for p in model.parameters())
+        assert all(p.device == ("cuda:0" if device == "cuda" else "cpu") for p in model.parameters())
+        return losses
+
+    cpu, gpu = losses_on("cpu"), losses_on("cuda")
+    assert gpu[-1] < 0.5 * gpu[0]  # it learns
+    np.testing.assert_allclose(gpu, cpu, rtol=2e-2)
 
 
 @needs_gpu

@@ -17,7 +17,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 SOURCES = ("*.cpp", "*.h", "*.cu", "*.cuh")
 MODULES = {"quantum": "quantum", "deepmd_bridge": "deepmd", "helix": "helix"}  # folder -> header namespace
 KERNEL_PUBLIC = {"sampan/host_device.h", "sampan/cuda_launch.cuh", "sampan/complex_element.h", "sampan/dtype.h",
-                 "sampan/error.h"}
+                 "sampan/error.h", "sampan/half_bits.h"}
 
 
 def includes(folder):

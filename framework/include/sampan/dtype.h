@@ -6,6 +6,9 @@
 #include <cstring>
 #include <string>
 
+#include "sampan/half_bits.h"
+#include "sampan/host_device.h"
+
 namespace sampan {
 
 /// Element type of a Tensor. The order is the promotion lattice within each kind.
@@ -25,28 +28,16 @@ enum class DType : uint8_t {
 struct Half {
   uint16_t bits = 0;
   Half() = default;
-  Half(float f);  // NOLINT: implicit like a builtin floating type
-  operator float() const;
+  SAMPAN_HOST_DEVICE Half(float f) : bits(float_to_half_bits(f)) {}  // NOLINT: implicit like a builtin floating type
+  SAMPAN_HOST_DEVICE operator float() const { return half_bits_to_float(bits); }
 };
 
 /// bfloat16 stored as the upper 16 bits of a float32 (round to nearest even on conversion).
 struct BFloat16 {
   uint16_t bits = 0;
   BFloat16() = default;
-  BFloat16(float f) {  // NOLINT
-    uint32_t u;
-    std::memcpy(&u, &f, 4);
-    // A select, not a branch, so conversion loops vectorize. NaN stays a quiet NaN.
-    const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-    const uint32_t quiet_nan = (u >> 16) | 0x40u;
-    bits = static_cast<uint16_t>((u & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
-  }
-  operator float() const {
-    uint32_t u = static_cast<uint32_t>(bits) << 16;
-    float f;
-    std::memcpy(&f, &u, 4);
-    return f;
-  }
+  SAMPAN_HOST_DEVICE BFloat16(float f) : bits(float_to_bfloat16_bits(f)) {}  // NOLINT
+  SAMPAN_HOST_DEVICE operator float() const { return bfloat16_bits_to_float(bits); }
 };
 
 using complex64 = std::complex<float>;

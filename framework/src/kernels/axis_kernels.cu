@@ -37,6 +37,8 @@ void arg_extreme_cuda(int64_t outer, int64_t n, int64_t inner, const T* x, int64
   cuda::check(cudaGetLastError(), "arg_extreme_cuda (launch)");
 }
 
+template void cumsum_cuda<Half, float>(int64_t, int64_t, int64_t, const Half*, Half*, bool);
+template void cumsum_cuda<BFloat16, float>(int64_t, int64_t, int64_t, const BFloat16*, BFloat16*, bool);
 template void cumsum_cuda<int64_t, int64_t>(int64_t, int64_t, int64_t, const int64_t*, int64_t*, bool);
 template void cumsum_cuda<float, double>(int64_t, int64_t, int64_t, const float*, float*, bool);
 template void cumsum_cuda<double, double>(int64_t, int64_t, int64_t, const double*, double*, bool);

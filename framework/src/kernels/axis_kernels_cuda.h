@@ -6,10 +6,13 @@
 
 #include <cstdint>
 
+#include "sampan/dtype.h"
+
 namespace sampan::kernels {
 
 /// core::cumsum's scan (cumsum_line). T / Acc: int64_t / int64_t, float / double, double /
-/// double, ComplexElement<float> / ComplexElement<double>, ComplexElement<double> / itself.
+/// double, ComplexElement<float> / ComplexElement<double>, ComplexElement<double> / itself,
+/// Half / float, BFloat16 / float.
 template <class T, class Acc>
 void cumsum_cuda(int64_t outer, int64_t n, int64_t inner, const T* x, T* out, bool reverse);
 

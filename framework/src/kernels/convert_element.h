@@ -1,5 +1,6 @@
 // One element converted between the element types the CUDA kernels read (bool, int32_t, int64_t,
-// float, double, ComplexElement<float>, ComplexElement<double>) exactly as the CPU's cast does
+// Half, BFloat16, float, double, ComplexElement<float>, ComplexElement<double>; the 16-bit floats
+// by sampan/half_bits.h) exactly as the CPU's cast does
 // (detail::convert_value in ops/elementwise_support.h): complex to real keeps the real part, real
 // to complex goes through double, anything to bool is v != 0, the rest is static_cast.
 // tests/cpp/framework/strided_layout_test.cpp compares the two over every pair of dtypes.
@@ -9,6 +10,7 @@
 
 #include "sampan/host_device.h"
 #include "sampan/complex_element.h"
+#include "sampan/dtype.h"
 #include "strided_index.h"
 
 namespace sampan::kernels {
@@ -29,8 +31,12 @@ template <class To, class From> SAMPAN_HOST_DEVICE inline To convert_element(Fro
   } else if constexpr (complex_element_traits<To>::value) {
     using R = typename complex_element_traits<To>::real;
     return To{static_cast<R>(convert_element<double>(v)), R(0)};
+  } else if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) {
+    return convert_element<To>(static_cast<float>(v));  // storage types: through float32
   } else if constexpr (std::is_same_v<To, bool>) {
     return v != From(0);
+  } else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) {
+    return To(static_cast<float>(v));
   } else {
     return static_cast<To>(v);
   }

@@ -30,12 +30,13 @@ template <class F, class T> void unary_cuda(const StridedLayout<2>& layout, int6
 template <class F, class T>
 void compare_cuda(const StridedLayout<3>& layout, int64_t n, bool* out, const T* x, const T* y);
 
-/// out = cond ? x : y elementwise (core::where; T: bool, int32_t, int64_t, float, double, complex).
+/// out = cond ? x : y elementwise (core::where; T: bool, int32_t, int64_t, float, double, complex,
+/// Half, BFloat16: a selection, the same bits on any device).
 template <class T>
 void where_cuda(const StridedLayout<4>& layout, int64_t n, T* out, const bool* cond, const T* x, const T* y);
 
 /// out = x converted (convert_element.h), x broadcast to out's layout; In and Out any of bool,
-/// int32_t, int64_t, float, double, ComplexElement<float>, ComplexElement<double>. out must not
+/// int32_t, int64_t, Half, BFloat16, float, double, ComplexElement<float>, ComplexElement<double>. out must not
 /// overlap x unless they are the same buffer with the same layout.
 template <class In, class Out> void convert_cuda(const StridedLayout<2>& layout, int64_t n, Out* out, const In* x);
 

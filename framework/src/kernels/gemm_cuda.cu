@@ -66,11 +66,28 @@ cublasStatus_t gemm_call(cublasHandle_t h, cublasOperation_t tb, cublasOperation
                      ldc);
 }
 
+// The 16-bit floats: their storage is __half's / __nv_bfloat16's; products accumulate in float32.
+cublasStatus_t gemm_ex(cublasHandle_t h, cublasOperation_t tb, cublasOperation_t ta, int n, int m, int k,
+                       const void* b, int ldb, const void* a, int lda, void* c, int ldc, cudaDataType type) {
+  const float one = 1.0f, zero = 0.0f;
+  return cublasGemmEx(h, tb, ta, n, m, k, &one, b, type, ldb, a, type, lda, &zero, c, type, ldc,
+                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+cublasStatus_t gemm_call(cublasHandle_t h, cublasOperation_t tb, cublasOperation_t ta, int n, int m, int k,
+                         const Half* b, int ldb, const Half* a, int lda, Half* c, int ldc) {
+  return gemm_ex(h, tb, ta, n, m, k, b, ldb, a, lda, c, ldc, CUDA_R_16F);
+}
+cublasStatus_t gemm_call(cublasHandle_t h, cublasOperation_t tb, cublasOperation_t ta, int n, int m, int k,
+                         const BFloat16* b, int ldb, const BFloat16* a, int lda, BFloat16* c, int ldc) {
+  return gemm_ex(h, tb, ta, n, m, k, b, ldb, a, lda, c, ldc, CUDA_R_16BF);
+}
+
 }  // namespace
 
 template <class T>
 void gemm_cuda(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
                T* c, int64_t ldc) {
+  static_assert(sizeof(Half) == 2 && sizeof(BFloat16) == 2, "the 16-bit floats must be bare bits");
   static_assert(sizeof(ComplexElement<float>) == sizeof(cuComplex) && sizeof(ComplexElement<double>) == sizeof(cuDoubleComplex),
                 "ComplexElement must have cuComplex's layout");
   if (m == 0 || n == 0) return;
@@ -94,5 +111,9 @@ template void gemm_cuda<ComplexElement<float>>(bool, bool, int64_t, int64_t, int
 template void gemm_cuda<ComplexElement<double>>(bool, bool, int64_t, int64_t, int64_t, const ComplexElement<double>*,
                                                 int64_t, const ComplexElement<double>*, int64_t,
                                                 ComplexElement<double>*, int64_t);
+template void gemm_cuda<Half>(bool, bool, int64_t, int64_t, int64_t, const Half*, int64_t, const Half*, int64_t, Half*,
+                              int64_t);
+template void gemm_cuda<BFloat16>(bool, bool, int64_t, int64_t, int64_t, const BFloat16*, int64_t, const BFloat16*,
+                                  int64_t, BFloat16*, int64_t);
 
 }  // namespace sampan::kernels

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "reduce_fold.h"
+#include "sampan/dtype.h"
 
 namespace sampan::kernels {
 
@@ -13,7 +14,8 @@ namespace sampan::kernels {
 /// order (sum_fold); with nparts > 0 (a full sum, l.nout == 1) x is folded in nparts parts into
 /// `parts` (nparts accumulators of device memory) and the parts added in order into out[0].
 /// T / Acc: float / double, double / double, int64_t / int64_t, ComplexElement<float> /
-/// ComplexElement<double>, ComplexElement<double> / ComplexElement<double>.
+/// ComplexElement<double>, ComplexElement<double> / ComplexElement<double>, Half / float,
+/// BFloat16 / float.
 template <class T, class Acc>
 void sum_cuda(const ReduceLayout& l, const T* x, T* out, Acc* parts, int64_t nparts);
 

@@ -30,4 +30,10 @@ template <class F> void visit_device_element(DType dtype, const char* op, F f) {
   });
 }
 
+/// visit_device_element with float16 and bfloat16 too (as sampan::Half and sampan::BFloat16,
+/// whose conversions are host and device functions): the conversion kernels' dtypes.
+template <class F> void visit_storage_element(DType dtype, const char* op, F f) {
+  visit_all(dtype, op, [&](auto tag) { f(ElementTag<typename device_element<typename decltype(tag)::type>::type>{}); });
+}
+
 }  // namespace sampan::detail

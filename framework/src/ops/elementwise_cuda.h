@@ -10,6 +10,7 @@
 #include "sampan/ops.h"
 #include "cuda_support.h"
 #include "device_elements.h"
+#include "elementwise_support.h"
 #include "strided_layout.h"
 #include "../kernels/binary_element.h"
 #include "sampan/complex_element.h"
@@ -63,9 +64,9 @@ inline Tensor in_dtype(const Tensor& t, DType dtype) { return t.dtype() == dtype
 /// copy_, contiguous): any strides.
 inline void convert_on_cuda(const char* name, const Tensor& src, const Tensor& dst) {
   const kernels::StridedLayout<2> layout = strided_layout<2>(name, dst, {&src});
-  visit_device_element(src.dtype(), name, [&](auto in_tag) {
+  visit_storage_element(src.dtype(), name, [&](auto in_tag) {
     using In = typename decltype(in_tag)::type;
-    visit_device_element(dst.dtype(), name, [&](auto out_tag) {
+    visit_storage_element(dst.dtype(), name, [&](auto out_tag) {
       using Out = typename decltype(out_tag)::type;
       cuda_support::run_device([&] {
         kernels::convert_cuda<In, Out>(layout, dst.numel(), static_cast<Out*>(dst.raw_data()),
@@ -75,9 +76,21 @@ inline void convert_on_cuda(const char* name, const Tensor& src, const Tensor& d
   });
 }
 
+// float16 and bfloat16 are storage types whose arithmetic runs in float32, on the CPU as here:
+// a twin whose output is one computes into a float32 tensor, rounded into `out` once. Returns
+// false (nothing done) for other dtypes.
+template <class Compute> bool through_float32(const char* name, const Tensor& out, Compute compute) {
+  if (!is_half(out.dtype())) return false;
+  Tensor wide = Tensor::empty(out.shape(), DType::Float32, out.device());
+  compute(wide);
+  convert_on_cuda(name, wide, out);
+  return true;
+}
+
 /// out = F{}(x, y) on the GPU, any strides and broadcasting; inputs of another dtype are
 /// converted first.
 template <class F> void binary_on_cuda(const char* name, const Tensor& x_in, const Tensor& y_in, const Tensor& out) {
+  if (through_float32(name, out, [&](const Tensor& wide) { binary_on_cuda<F>(name, x_in, y_in, wide); })) return;
   const Tensor x = in_dtype(x_in, out.dtype()), y = in_dtype(y_in, out.dtype());
   const kernels::StridedLayout<3> layout = strided_layout<3>(name, out, {&x, &y});
   visit_elementwise_cuda<F>(name, out.dtype(), [&](auto tag) {
@@ -91,6 +104,7 @@ template <class F> void binary_on_cuda(const char* name, const Tensor& x_in, con
 
 /// out = F{}(x) on the GPU, any strides.
 template <class F> void unary_on_cuda(const char* name, const Tensor& x_in, const Tensor& out) {
+  if (through_float32(name, out, [&](const Tensor& wide) { unary_on_cuda<F>(name, x_in, wide); })) return;
   const Tensor x = in_dtype(x_in, out.dtype());
   const kernels::StridedLayout<2> layout = strided_layout<2>(name, out, {&x});
   visit_elementwise_cuda<F>(name, out.dtype(), [&](auto tag) {
@@ -107,6 +121,8 @@ template <class F> void unary_on_cuda(const char* name, const Tensor& x_in, cons
 /// and unless FloatingOnly int32 and int64.
 template <bool FloatingOnly, class Make>
 void unary_with_on_cuda(const char* name, const Tensor& x_in, const Tensor& out, Make make) {
+  if (through_float32(name, out, [&](const Tensor& wide) { unary_with_on_cuda<FloatingOnly>(name, x_in, wide, make); }))
+    return;
   const Tensor x = in_dtype(x_in, out.dtype());
   const kernels::StridedLayout<2> layout = strided_layout<2>(name, out, {&x});
   cuda_support::visit_cuda_dtype(out.dtype(), name, FloatingOnly, [&](auto tag) {
@@ -125,6 +141,7 @@ void unary_with_on_cuda(const char* name, const Tensor& x_in, const Tensor& out,
 /// first, as on the CPU; the logical ops: both read as truth values).
 template <class F> void compare_on_cuda(const char* name, const Tensor& x_in, const Tensor& y_in, DType common,
                                         const Tensor& out) {
+  if (is_half(common)) common = DType::Float32;  // exact: every 16-bit value is a float32
   const Tensor x = in_dtype(x_in, common), y = in_dtype(y_in, common);
   const kernels::StridedLayout<3> layout = strided_layout<3>(name, out, {&x, &y});
   constexpr bool ordering = std::is_same_v<F, kernels::LtElement> || std::is_same_v<F, kernels::LeElement> ||
@@ -149,7 +166,7 @@ template <class F> void compare_on_cuda(const char* name, const Tensor& x_in, co
 inline void where_on_cuda(const Tensor& cond, const Tensor& x_in, const Tensor& y_in, const Tensor& out) {
   const Tensor x = in_dtype(x_in, out.dtype()), y = in_dtype(y_in, out.dtype());
   const kernels::StridedLayout<4> layout = strided_layout<4>("core::where", out, {&cond, &x, &y});
-  visit_device_element(out.dtype(), "core::where", [&](auto tag) {
+  visit_storage_element(out.dtype(), "core::where", [&](auto tag) {
     using T = typename decltype(tag)::type;
     cuda_support::run_device([&] {
       kernels::where_cuda<T>(layout, out.numel(), static_cast<T*>(out.raw_data()),

@@ -181,18 +181,18 @@ template <class T> void matmul_typed(const MatrixBatch& a, const MatrixBatch& b,
 
 #if defined(SAMPAN_CUDA_KERNELS)
 // core::matmul on the GPU: the CPU kernel's geometry (describe, the batch walk), each product
-// through cuBLAS (kernels/gemm_cuda.h). Float and complex only.
+// through cuBLAS (kernels/gemm_cuda.h). Float, complex and the 16-bit floats (float32
+// accumulation); the integers stay on the CPU.
 void matmul_cuda_kernel(const Tensor& a, const Tensor& b, Tensor& out) {
   const DType dt = out.dtype();
-  SAMPAN_CHECK(dt == DType::Float32 || dt == DType::Float64 || dt == DType::Complex64 || dt == DType::Complex128,
-               NotImplementedError, "core::matmul: no CUDA kernel for dtype ", dtype_name(dt),
-               " (float32, float64, complex64, complex128 only)");
+  SAMPAN_CHECK(is_floating(dt) || is_complex(dt), NotImplementedError, "core::matmul: no CUDA kernel for dtype ",
+               dtype_name(dt), " (floating and complex only)");
   Shape batch = broadcast_shapes(batch_dims(a.shape(), a.dim() == 1), batch_dims(b.shape(), b.dim() == 1));
   MatrixBatch ma = describe(a.to(dt), true, batch);
   MatrixBatch mb = describe(b.to(dt), false, batch);
-  detail::visit_device_element(dt, "core::matmul", [&](auto tag) {
+  detail::visit_storage_element(dt, "core::matmul", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<T> || !std::is_arithmetic_v<T>) {
+    if constexpr (!std::is_integral_v<T>) {
       cuda_support::run_device([&] {
         matmul_batches<T>(ma, mb, batch, out, [](auto... args) { kernels::gemm_cuda<T>(args...); });
       });

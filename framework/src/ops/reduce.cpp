@@ -67,6 +67,22 @@ DType sum_dtype(DType d) { return (d == DType::Bool || is_integral(d)) ? DType::
 template <class T> struct accum { using type = T; };
 template <> struct accum<float> { using type = double; };  // float32 sums accumulate in double
 template <> struct accum<complex64> { using type = complex128; };
+template <> struct accum<Half> { using type = float; };  // the 16-bit floats accumulate in float32
+template <> struct accum<BFloat16> { using type = float; };
+
+// The dtypes of sums, products and scans: the numeric ones and the 16-bit floats, which
+// accumulate in float32 (accum) and round once.
+const std::vector<DType> kAccumulatingDTypes{DType::Int32,   DType::Int64,   DType::Float16,   DType::BFloat16,
+                                             DType::Float32, DType::Float64, DType::Complex64, DType::Complex128};
+
+/// visit_numeric, and float16 / bfloat16 as sampan::Half / BFloat16.
+template <class F> void visit_accumulating(DType t, const char* op, F f) {
+  if (t != DType::Float16 && t != DType::BFloat16) return visit_numeric(t, op, f);
+  visit_all(t, op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) f(tag);
+  });
+}
 
 struct SumStep {
   template <class A, class X> A operator()(A a, X x) const { return a + static_cast<A>(x); }
@@ -248,6 +264,10 @@ Tensor moment_direction(const VjpContext& c) {
 
 // core::mean's kernel on every device: the sum divided by the count.
 void mean_kernel(const Tensor& x, const std::vector<int64_t>& axes, bool keepdim, Tensor& out) {
+  if (detail::is_half(out.dtype())) {  // the float32 mean rounded once, not a rounded sum divided
+    copy_(out, mean(cast(x, DType::Float32), axes, keepdim));
+    return;
+  }
   const int64_t count = reduced_count(x.shape(), reduced_mask(axes, x.dim()));
   Tensor s = sum(x.dtype() == out.dtype() ? x : cast(x, out.dtype()), axes, keepdim);
   copy_(out, div(s, scalar_like(static_cast<double>(count), s)));
@@ -293,6 +313,8 @@ template <bool Max> void extreme_on_cuda(const Tensor& x, const std::vector<int6
 template <class T> struct cuda_accum { using type = T; };
 template <> struct cuda_accum<float> { using type = double; };
 template <> struct cuda_accum<kernels::ComplexElement<float>> { using type = kernels::ComplexElement<double>; };
+template <> struct cuda_accum<Half> { using type = float; };
+template <> struct cuda_accum<BFloat16> { using type = float; };
 
 // core::sum (Prod false) and core::prod on the GPU: x converted to the output's dtype (as on the
 // CPU), then every output folded in the CPU's order into its accumulator by one thread
@@ -302,7 +324,7 @@ template <bool Prod> void accumulate_on_cuda(const Tensor& x, const std::vector<
   const char* name = Prod ? "core::prod" : "core::sum";
   const Tensor xc = x.dtype() == out.dtype() ? x : cast(x, out.dtype());
   const kernels::ReduceLayout layout = cuda_reduce_layout(name, xc, axes);
-  detail::visit_device_element(out.dtype(), name, [&](auto tag) {
+  detail::visit_storage_element(out.dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, int32_t>) {
       SAMPAN_THROW(RuntimeError, name, ": internal error: its result's dtype is never ", dtype_name(out.dtype()));
@@ -310,7 +332,8 @@ template <bool Prod> void accumulate_on_cuda(const Tensor& x, const std::vector<
       using Acc = typename cuda_accum<T>::type;
       const int64_t nparts = cuda_parts(layout);
       Tensor parts;
-      if (nparts) parts = Tensor::empty({nparts * static_cast<int64_t>(sizeof(Acc) / sizeof(double))}, DType::Float64, out.device());
+      const int64_t words = (nparts * static_cast<int64_t>(sizeof(Acc)) + 7) / 8;  // Acc is 4, 8 or 16 bytes
+      if (nparts) parts = Tensor::empty({words}, DType::Float64, out.device());
       Acc* p = nparts ? static_cast<Acc*>(parts.raw_data()) : nullptr;
       const T* px = static_cast<const T*>(xc.raw_data());
       T* po = static_cast<T*>(out.raw_data());
@@ -381,6 +404,7 @@ SAMPAN_OP(core, sum)
     .args("x", "axes", "keepdim")
     .defaults({{"axes", IntList{}}, {"keepdim", false}})  // empty axes: all of them
     .outputs("out")
+    .dtypes(kAccumulatingDTypes)
     .shape([](const TensorSpec& x, const std::vector<int64_t>& axes, bool keepdim) {
       return TensorSpec{reduced_shape(x.shape, reduced_mask(axes, x.dim()), keepdim), sum_dtype(x.dtype), x.device};
     })
@@ -389,7 +413,7 @@ SAMPAN_OP(core, sum)
       std::unique_ptr<bool[]> mask(new bool[m.size() + 1]);
       for (size_t i = 0; i < m.size(); ++i) mask[i] = m[i];
       Tensor xc = x.dtype() == out.dtype() ? x : cast(x, out.dtype());
-      visit_numeric(out.dtype(), "core::sum", [&](auto tag) {
+      visit_accumulating(out.dtype(), "core::sum", [&](auto tag) {
         using T = typename decltype(tag)::type;
         using A = typename accum<T>::type;
         kernels::reduce_strided(xc.dim(), xc.shape().data(), static_cast<const T*>(xc.raw_data()),
@@ -502,13 +526,13 @@ SAMPAN_OP(core, prod)
     .args("x", "axes", "keepdim")
     .defaults({{"axes", IntList{}}, {"keepdim", false}})
     .outputs("out")
-    .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
+    .dtypes(kAccumulatingDTypes)
     .shape([](const TensorSpec& x, const std::vector<int64_t>& axes, bool keepdim) {
       return TensorSpec{reduced_shape(x.shape, reduced_mask(axes, x.dim()), keepdim), sum_dtype(x.dtype), x.device};
     })
     .cpu([](const Tensor& x, const std::vector<int64_t>& axes, bool, Tensor& out) {
       Tensor xc = x.to(out.dtype());
-      visit_numeric(out.dtype(), "core::prod", [&](auto tag) {
+      visit_accumulating(out.dtype(), "core::prod", [&](auto tag) {
         using T = typename decltype(tag)::type;
         using A = typename accum<T>::type;
         reduce_axes<T, T>(xc, axes, out, A(1), ProdStep{}, [](A a, int64_t) { return static_cast<T>(a); });
@@ -833,7 +857,7 @@ SAMPAN_OP(core, cumsum)
     .args("x", "axis", "reverse")
     .defaults({{"reverse", false}})
     .outputs("out")
-    .dtypes({DType::Int32, DType::Int64, DType::Float32, DType::Float64, DType::Complex64, DType::Complex128})
+    .dtypes(kAccumulatingDTypes)
     .shape([](const TensorSpec& x, int64_t axis, bool) {
       normalize_axis(axis, x.dim());
       return TensorSpec{x.shape, sum_dtype(x.dtype), x.device};
@@ -841,7 +865,7 @@ SAMPAN_OP(core, cumsum)
     .cpu([](const Tensor& x, int64_t axis, bool reverse, Tensor& out) {
       Tensor xc = x.to(out.dtype()).contiguous();
       const kernels::AxisSplit sp = scan_split(xc, axis);
-      visit_numeric(out.dtype(), "core::cumsum", [&](auto tag) {
+      visit_accumulating(out.dtype(), "core::cumsum", [&](auto tag) {
         using T = typename decltype(tag)::type;
         kernels::cumsum_axis<T, typename accum<T>::type>(sp.outer, sp.n, sp.inner, xc.data<T>(), out.data<T>(), reverse);
       });
@@ -850,7 +874,7 @@ SAMPAN_OP(core, cumsum)
     .cuda([](const Tensor& x, int64_t axis, bool reverse, Tensor& out) {
       Tensor xc = x.to(out.dtype()).contiguous();
       const kernels::AxisSplit sp = scan_split(xc, axis);
-      detail::visit_device_element(out.dtype(), "core::cumsum", [&](auto tag) {
+      detail::visit_storage_element(out.dtype(), "core::cumsum", [&](auto tag) {
         using T = typename decltype(tag)::type;
         if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, int32_t>) {
           SAMPAN_THROW(RuntimeError, "core::cumsum: internal error: a scan's dtype is never ", dtype_name(out.dtype()));

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "sampan/allocator.h"
+#include "sampan/amp.h"
 #include "sampan/autograd.h"
 #include "sampan/cuda.h"
 #include "sampan/op.h"
@@ -393,4 +394,65 @@ TEST(CudaDevice, DecompositionsThroughCusolverMatchTheCpu) {
     return leaf.grad();
   };
   EXPECT_LT(worst_difference(grad_of(xg), grad_of(xc)), 1e-10);
+}
+
+// float16 and bfloat16 on the GPU: casts and selections give the CPU's bits, elementwise ops run
+// in float32 and round once (the CPU's bits for the correctly rounded ones), sums accumulate in
+// float32 in the CPU's order (its bits), and matmul runs through cuBLAS with float32 accumulation.
+// Then one training step of a perceptron under autocast(cuda, float16) with a loss scale: the
+// product in float16, the master weights' gradients in float32 on the device, the CPU's (under
+// its own float16 autocast) to float16's rounding.
+TEST(CudaDevice, HalfPrecisionAndAutocastRunOnTheGpu) {
+  SKIP_WITHOUT_GPU();
+  const auto on_gpu = [](double v) { return to_device(scalar_tensor(v), kGpu); };
+  for (DType d : {DType::Float16, DType::BFloat16}) {
+    SCOPED_TRACE(dtype_name(d));
+    const Tensor x = mul(rand({37, 29}, DType::Float64), scalar_tensor(8.0)).to(d), y = rand({29}, DType::Float64).to(d);
+    const Tensor gx = to_device(x, kGpu), gy = to_device(y, kGpu);
+    EXPECT_TRUE(same_bytes(to_device(gx.to(DType::Float32), cpu_device()), x.to(DType::Float32)));
+    EXPECT_TRUE(same_bytes(to_device(to_device(x.to(DType::Float32), kGpu).to(d), cpu_device()), x));
+    EXPECT_TRUE(same_bytes(to_device(add(gx, gy), cpu_device()), add(x, y)));
+    EXPECT_TRUE(same_bytes(to_device(mul(transpose(gx, 0, 1), on_gpu(0.3)), cpu_device()),
+                           mul(transpose(x, 0, 1), scalar_tensor(0.3))));
+    EXPECT_TRUE(same_bytes(to_device(relu(sub(gx, gy)), cpu_device()), relu(sub(x, y))));
+    EXPECT_TRUE(same_bytes(to_device(where(gt(gx, gy), gx, gy), cpu_device()), where(gt(x, y), x, y)));
+    for (const std::vector<int64_t>& axes : std::vector<std::vector<int64_t>>{{}, {0}, {1}})
+      EXPECT_TRUE(same_bytes(to_device(sum(gx, axes), cpu_device()), sum(x, axes))) << axes.size();
+    EXPECT_LE(worst_difference(exp(mul(gx, on_gpu(0.1))), exp(mul(x, scalar_tensor(0.1)))), 0.01);
+    const Tensor w = rand({29, 13}, DType::Float64).to(d);
+    const Tensor want = matmul(x, w), got = matmul(gx, to_device(w, kGpu));
+    ASSERT_EQ(got.dtype(), d);
+    EXPECT_LE(worst_difference(got, want), 0.02);
+  }
+
+  const std::vector<Tensor> host = {rand({64, 16}, DType::Float32), rand({16, 32}, DType::Float32),
+                                    rand({32}, DType::Float32),     rand({32, 1}, DType::Float32),
+                                    rand({1}, DType::Float32),      rand({64, 1}, DType::Float32)};
+  auto step = [&](const Device& device) {
+    std::vector<Tensor> t;
+    for (const Tensor& h : host) t.push_back(to_device(h, device).detach());
+    for (int p = 1; p <= 4; ++p) t[p].requires_grad_(true);
+    Tensor loss, product;
+    {
+      amp::Autocast autocast(device.type, DType::Float16);
+      product = matmul(t[0], t[1]);
+      Tensor hidden = relu(add(product, t[2]));
+      Tensor out = tanh(add(matmul(hidden, t[3]), t[4]));
+      loss = mean(square(sub(out, t[5])));
+    }
+    const Tensor scale = to_device(scalar_tensor(1024.0), device);
+    backward({mul(loss, scale)});  // a loss scale, as GradScaler applies
+    std::vector<Tensor> got = {product, loss};
+    for (int p = 1; p <= 4; ++p) got.push_back(div(t[p].grad(), scale));
+    return got;
+  };
+  const auto cpu = step(cpu_device()), gpu = step(kGpu);
+  EXPECT_EQ(gpu[0].dtype(), DType::Float16);
+  for (size_t k = 0; k < cpu.size(); ++k) {
+    ASSERT_TRUE(gpu[k].defined()) << k;
+    EXPECT_EQ(gpu[k].device(), kGpu) << k;
+    EXPECT_EQ(gpu[k].dtype(), cpu[k].dtype()) << k;
+    if (k >= 2) EXPECT_EQ(gpu[k].dtype(), DType::Float32) << "master weight gradient " << k;
+    EXPECT_LE(worst_difference(gpu[k], cpu[k]), 0.01) << "result " << k;
+  }
 }

@@ -41,6 +41,24 @@ TEST(Half, ElementwiseOpsComputeInFloat32AndRoundOnce) {
   }
 }
 
+// Sums, products and cumulative sums of the 16-bit floats accumulate in float32 and round once:
+// 4096 ones sum to 4096 (a float16 accumulator sticks at 2048, where 2048 + 1 rounds back to 2048).
+TEST(Half, ReductionsAccumulateInFloat32) {
+  for (DType d : {DType::Float16, DType::BFloat16}) {
+    Tensor x = ones({4096}, d);
+    Tensor total = sum(x);
+    ASSERT_EQ(total.dtype(), d);
+    EXPECT_EQ(total.item(), 4096.0) << dtype_name(d);
+    EXPECT_EQ(select(cumsum(x, 0), 0, 4095).item(), 4096.0) << dtype_name(d);
+    EXPECT_EQ(mean(x).item(), 1.0) << dtype_name(d);
+    // 1 + 1/64 is exact in both types; the product is a float32 running product rounded once.
+    float running = 1.0f;
+    for (int i = 0; i < 64; ++i) running *= 1.0f + 1.0f / 64;
+    const double once = d == DType::Float16 ? double(float(Half(running))) : double(float(BFloat16(running)));
+    EXPECT_EQ(prod(full({64}, 1.0 + 1.0 / 64, d)).item(), once) << dtype_name(d);
+  }
+}
+
 TEST(Half, PromotionWithOtherTypes) {
   Tensor h = ones({2}, DType::Float16), b = ones({2}, DType::BFloat16);
   EXPECT_EQ(add(h, b).dtype(), DType::Float32);

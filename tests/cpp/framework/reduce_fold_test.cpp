@@ -27,6 +27,8 @@ namespace {
 template <class T> struct fold_accum { using type = T; };
 template <> struct fold_accum<float> { using type = double; };
 template <> struct fold_accum<kernels::ComplexElement<float>> { using type = kernels::ComplexElement<double>; };
+template <> struct fold_accum<Half> { using type = float; };
+template <> struct fold_accum<BFloat16> { using type = float; };
 
 kernels::ReduceLayout layout_of(const Tensor& x, const std::vector<int64_t>& axes) {
   std::vector<char> mask(x.dim(), axes.empty());
@@ -41,7 +43,7 @@ Tensor through_sum_fold(const Tensor& x, const std::vector<int64_t>& axes) {
   Tensor want = sum(x, axes);
   Tensor out = Tensor::empty(want.shape(), want.dtype());
   const auto l = layout_of(x, axes);
-  detail::visit_device_element(x.dtype(), "test", [&](auto tag) {
+  detail::visit_storage_element(x.dtype(), "test", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using Acc = typename fold_accum<T>::type;
     const T* px = static_cast<const T*>(x.raw_data());
@@ -77,6 +79,8 @@ TEST(ReduceFold, EveryOutputHasTheCpuSumsBits) {
   expect_sum_bits("rank 6", spread({2, 3, 2, 3, 2, 2}, 5), {1, 3, 4});
   expect_sum_bits("float32 in float64", spread({40, 33}, 7).to(DType::Float32), {1});
   expect_sum_bits("float32, full", spread({300}, 9).to(DType::Float32), {});
+  expect_sum_bits("float16 in float32", spread({40, 33}, 27).to(DType::Float16), {0});
+  expect_sum_bits("bfloat16 in float32, full", spread({300}, 29).to(DType::BFloat16), {});
   expect_sum_bits("complex128", complex(spread({4, 9}, 11), spread({4, 9}, 13)), {1});
   expect_sum_bits("complex64", complex(spread({4, 9}, 15), spread({4, 9}, 17)).to(DType::Complex64), {0});
   expect_sum_bits("int64", floor(mul(uniform({6, 5}, -1, 1, 19), scalar_tensor(1e12))).to(DType::Int64), {0});

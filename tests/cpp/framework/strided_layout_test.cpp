@@ -122,10 +122,10 @@ TEST(StridedLayout, RefusesWhatTheKernelsCannotAddress) {
   EXPECT_THROW(mismatched(), ValueError);
   const std::string shape = test::thrown_message(mismatched);
   EXPECT_NE(shape.find("input of shape [2, 4] does not broadcast to [3, 4]"), std::string::npos) << shape;
-  const auto half = [] { detail::visit_device_element(DType::Float16, "core::cast", [](auto) {}); };
+  const auto half = [] { detail::visit_device_element(DType::Float16, "core::cumsum", [](auto) {}); };
   EXPECT_THROW(half(), NotImplementedError);
   const std::string dtype = test::thrown_message(half);
-  EXPECT_NE(dtype.find("core::cast: no CUDA kernel for dtype float16"), std::string::npos) << dtype;
+  EXPECT_NE(dtype.find("core::cumsum: no CUDA kernel for dtype float16"), std::string::npos) << dtype;
 }
 
 // The device's complex type against std::complex (what the CPU ops compute with), complex128 and
@@ -195,8 +195,10 @@ namespace {
 // past float32's (2^24 + 1) and float64's (2^53 + 1) precision; no NaN or out-of-range values for
 // integer targets (C++ leaves those undefined, and so may a GPU).
 Tensor conversion_sample(DType d) {
-  const std::vector<double> reals = {-2.75, -1.0, -0.0, 0.5, 1.5, 3.25, 16777217.0, 1e6 + 0.5};
-  const std::vector<int64_t> ints = {-3, -1, 0, 1, 2, 16777217, (int64_t{1} << 53) + 1, 1000001};
+  // With the 16-bit floats' cases: a float16 tie (1 + 2^-11), its overflow (65520) and a subnormal.
+  const std::vector<double> reals = {-2.75, -1.0, -0.0, 0.5, 1.5, 3.25, 16777217.0, 1e6 + 0.5,
+                                     1.0 + 1.0 / 2048, 65520.0, 3e-6};
+  const std::vector<int64_t> ints = {-3, -1, 0, 1, 2, 16777217, (int64_t{1} << 53) + 1, 1000001, 2049, 65520, -70000};
   const int64_t n = static_cast<int64_t>(reals.size());
   Tensor t = Tensor::empty({n}, d);
   for (int64_t i = 0; i < n; ++i) {
@@ -206,6 +208,8 @@ Tensor conversion_sample(DType d) {
       case DType::Int64: t.data<int64_t>()[i] = ints[i]; break;
       case DType::Float32: t.data<float>()[i] = static_cast<float>(reals[i]); break;
       case DType::Float64: t.data<double>()[i] = reals[i]; break;
+      case DType::Float16: t.data<Half>()[i] = Half(static_cast<float>(reals[i])); break;
+      case DType::BFloat16: t.data<BFloat16>()[i] = BFloat16(static_cast<float>(reals[i])); break;
       case DType::Complex64: t.data<std::complex<float>>()[i] = {static_cast<float>(reals[i]), float(-0.25 * i)}; break;
       case DType::Complex128: t.data<std::complex<double>>()[i] = {reals[i], -0.25 * i}; break;
       default: break;
@@ -217,11 +221,11 @@ Tensor conversion_sample(DType d) {
 }  // namespace
 
 // Every pair of the dtypes the GPU converts: convert_at (what each thread of the CUDA conversion
-// kernel runs), over the element types the op layer picks (visit_device_element), must give the
+// kernel runs), over the element types the op layer picks (visit_storage_element), must give the
 // bits of the CPU's cast, through a broadcast layout too.
 TEST(StridedLayout, ConvertAtGivesTheCpuCastsBitsForEveryDtypePair) {
-  const std::vector<DType> dtypes = {DType::Bool, DType::Int32, DType::Int64, DType::Float32,
-                                     DType::Float64, DType::Complex64, DType::Complex128};
+  const std::vector<DType> dtypes = {DType::Bool,    DType::Int32,   DType::Int64,     DType::Float16,   DType::BFloat16,
+                                     DType::Float32, DType::Float64, DType::Complex64, DType::Complex128};
   for (DType from : dtypes) {
     const Tensor x = conversion_sample(from);
     for (DType to : dtypes) {
@@ -229,9 +233,9 @@ TEST(StridedLayout, ConvertAtGivesTheCpuCastsBitsForEveryDtypePair) {
       const Tensor want = broadcast_to(cast(x, to), {3, x.numel()}).contiguous();
       Tensor got = Tensor::empty({3, x.numel()}, to);
       const auto layout = detail::strided_layout<2>("test", got, {&x});
-      detail::visit_device_element(from, "test", [&](auto in_tag) {
+      detail::visit_storage_element(from, "test", [&](auto in_tag) {
         using In = typename decltype(in_tag)::type;
-        detail::visit_device_element(to, "test", [&](auto out_tag) {
+        detail::visit_storage_element(to, "test", [&](auto out_tag) {
           using Out = typename decltype(out_tag)::type;
           for (int64_t k = 0; k < got.numel(); ++k)
             kernels::convert_at(layout, k, static_cast<Out*>(got.raw_data()), static_cast<const In*>(x.raw_data()));
