@@ -13,8 +13,9 @@
 # The device tool carries DIR beside the working tree: run(command="bash scripts/gpu_check.sh run
 # .gpu-stage $OUT", carry=[".gpu-stage"], timeout_s=540). Each step has its own time limit, so
 # the whole run ends within about 8 minutes; a failing step is reported and the others still run.
-# The Python GPU tests (tests/python/test_cuda.py) need the extension built for that machine's
-# Python; the summary says whether they could run.
+# The Python GPU tests (tests/python/test_cuda.py and the *_device.py files) need the extension
+# built for that machine's Python (3.12): `stage` builds one with scripts/build_python_extension.py
+# where this machine has a Python 3.12; the summary says whether they could run.
 set -uo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mode=${1:-}
@@ -45,6 +46,17 @@ stage() (  # a subshell with -e: any failing copy stops the packing
   xargs -a "$dir/libs.txt" cp -L -t "$dir/tmp/build/gpu-check/lib"
   find build -name '*.so' -path 'build/examples/*' -exec cp -L --parents -t "$dir/tmp" {} +
   cp --parents "${binaries[@]}" "$dir/tmp"
+  # The extension for that machine's Python (3.12; SAMPAN_GPU_PYTHON: an interpreter of the same
+  # minor version here, default pyenv's), so the Python GPU tests run there too.
+  local gpu_python=${SAMPAN_GPU_PYTHON:-$(ls -d "$HOME"/.pyenv/versions/3.12.*/bin/python 2>/dev/null | tail -1)}
+  if [[ -n $gpu_python ]]; then
+    local module
+    module=$(python3 scripts/build_python_extension.py "$gpu_python" | tail -1)
+    mkdir -p "$dir/tmp/python/sampan"
+    cp "$module" "$dir/tmp/python/sampan/"
+  else
+    echo "gpu_check stage: no Python 3.12 here (set SAMPAN_GPU_PYTHON); the Python GPU tests will not run there" >&2
+  fi
   echo "$repo_root" >"$dir/tmp/build/gpu-check/SOURCE_DIR"
   git -C "$repo_root" rev-parse --short HEAD >"$dir/tmp/build/gpu-check/COMMIT" 2>/dev/null ||
     echo unknown >"$dir/tmp/build/gpu-check/COMMIT"
@@ -68,6 +80,12 @@ run() {
   source_dir=$(cat "$work/SOURCE_DIR")
   if [[ ! -e $source_dir ]]; then mkdir -p "$(dirname "$source_dir")" && ln -s "$repo_root" "$source_dir"; fi
   export LD_LIBRARY_PATH="$work/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  # The Python package loads its libraries from its own folder (the extension's $ORIGIN), which the
+  # device copy of the checkout lacks (build outputs are not carried): the bundle's copies.
+  local so
+  for so in "$work"/lib/libsampan_*.so; do
+    [[ -e $repo_root/python/sampan/$(basename "$so") ]] || cp "$so" "$repo_root/python/sampan/"
+  done
   # The CUDA math libraries (matmul's and the decompositions' twins) are not packed: the
   # machine's CUDA toolkit, or the pip wheels beside its PyTorch.
   local lib found
