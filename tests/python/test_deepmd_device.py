@@ -104,6 +104,22 @@ def test_a_model_on_the_gpu_gives_the_cpus_energy_forces_and_virial(one_side):
 
 @needs_gpu
 @needs_water
+@pytest.mark.parametrize("one_side", [True, False])
+def test_a_compressed_model_on_the_gpu_gives_the_cpus_energy_forces_and_virial(one_side):
+    # The tables move with the model; the tabulated ops' CUDA twins run the contraction there.
+    system = read_systems([str(WATER / "data_3")], ["O", "H"], ".", "systems")[0]
+    pot = DeepPot(dict(CONFIG, type_one_side=one_side), 5)
+    pot.compress(0.5)
+    cpu = evaluate_system(pot, system, [0, 1])
+    pot.to("cuda")
+    assert pot.compressed and pot.device == "cuda:0"
+    gpu = evaluate_system(pot, system, [0, 1])
+    for g, c in zip(gpu, cpu):
+        np.testing.assert_allclose(g, c, rtol=1e-10, atol=1e-12)
+
+
+@needs_gpu
+@needs_water
 def test_training_on_the_gpu_follows_the_cpus_curve(tmp_path):
     curves = {}
     for device in ("cpu", "cuda"):

@@ -1,26 +1,11 @@
 // The CUDA twins of the se_e2_a layer kernels: one grid-stride kernel per op, each thread one
 // output element through layer_elements.h (the CPU's arithmetic and order). Deterministic: no
 // atomics.
+#include "kernels/each_cuda.cuh"
 #include "kernels/layer_elements.h"
 #include "kernels/layer_kernels_cuda.h"
-#include "sampan/cuda_launch.cuh"
 
 namespace sampan::deepmd::kernels {
-
-namespace {
-
-// Runs body(k) for k < n, one thread each.
-template <class Body> __global__ void each_kernel(int64_t n, Body body) {
-  SAMPAN_GRID_STRIDE_LOOP(k, n) { body(k); }
-}
-
-template <class Body> void each(int64_t n, const char* what, Body body) {
-  if (n <= 0) return;
-  each_kernel<<<::sampan::kernels::cuda::blocks_for(n), ::sampan::kernels::cuda::kThreads>>>(n, body);
-  ::sampan::kernels::cuda::check(cudaGetLastError(), what);
-}
-
-}  // namespace
 
 template <class T> void bias_tanh_cuda(const T* u, const T* b, int64_t rows, int64_t cols, T* y) {
   each(rows * cols, "bias_tanh_cuda", [=] __device__(int64_t k) { y[k] = bias_tanh_at(u, b, cols, k); });

@@ -14,9 +14,8 @@
 
 #include "kernels/gather_contract_kernels.h"
 #if defined(SAMPAN_CUDA_KERNELS)
-#include <stdexcept>
-
 #include "kernels/layer_kernels_cuda.h"
+#include "run_on_device.h"
 #endif
 #include "sampan/dispatch.h"
 #include "sampan/error.h"
@@ -73,13 +72,6 @@ const std::vector<DType> kFloatTypes = {DType::Float32, DType::Float64};
 
 #if defined(SAMPAN_CUDA_KERNELS)
 // The CUDA twins (kernels/layer_kernels.cu): rows are checked on the host, as on the CPU.
-template <class F> void run_device(F f) {
-  try {
-    f();
-  } catch (const std::runtime_error& e) {
-    throw RuntimeError(e.what());
-  }
-}
 Tensor host_rows(const Tensor& rows, int64_t R, const char* op) {
   Tensor host = to_device(rows, cpu_device());
   check_row_values(host, R, op);

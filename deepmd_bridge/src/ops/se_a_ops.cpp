@@ -26,6 +26,7 @@
 #include "sampan/ops.h"
 #include "sampan/testing/samples.h"
 #include "op_samples.h"
+#include "run_on_device.h"
 
 namespace sampan::deepmd {
 
@@ -69,16 +70,6 @@ struct Cpu {
 };
 
 #if defined(SAMPAN_CUDA_KERNELS)
-// The CUDA twins report errors as std::runtime_error (the .cu files know nothing of sampan).
-template <class F> auto run_device(F f) {
-  try {
-    return f();
-  } catch (const sampan::RuntimeError&) {
-    throw;
-  } catch (const std::runtime_error& e) {
-    throw sampan::RuntimeError(e.what());
-  }
-}
 struct Cuda {
   static int64_t first_outside_range(const int64_t* v, int64_t n, int64_t lo, int64_t hi) {
     return run_device([&] { return kernels::first_outside_range_cuda(v, n, lo, hi); });

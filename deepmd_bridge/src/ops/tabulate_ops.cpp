@@ -1,7 +1,8 @@
 // The tabulated embedding net of a compressed se_e2_a model (namespace `deepmd`; DeePMD-kit's
 // `dp compress`, its TabulateFusionSeA table): tabulated_embedding and tabulated_embedding_dot.
-// Kernels in src/kernels/tabulate_kernels; this file checks arguments, dispatches on the dtype and
-// writes the vjps. The grid attributes (lower, upper, stride0, stride1) and the table's layout are
+// Kernels in src/kernels/tabulate_kernels (CPU) and tabulate_kernels.cu (CUDA twins over the
+// per-element bodies of tabulate_element.h: the CPU's bits); this file checks arguments,
+// dispatches on the device and dtype and writes the vjps. The grid attributes (lower, upper, stride0, stride1) and the table's layout are
 // described in src/kernels/tabulate_slot.h; sampan/deepmd/embedding_table.h builds tables.
 //
 // How the derivatives chain (force training needs the derivative of a derivative), with
@@ -29,6 +30,10 @@
 #include <string>
 
 #include "kernels/tabulate_kernels.h"
+#if defined(SAMPAN_CUDA_KERNELS)
+#include "kernels/tabulate_kernels_cuda.h"
+#include "run_on_device.h"
+#endif
 #include "sampan/dispatch.h"
 #include "sampan/error.h"
 #include "sampan/op.h"
@@ -143,6 +148,119 @@ int64_t check_fused(const TensorSpec* H, const TensorSpec* X, const TensorSpec& 
   return M;
 }
 
+// The kernels of each device, with the CPU kernels' arguments (host or device pointers).
+template <class T> const T* in(const Tensor& t) { return static_cast<const T*>(t.raw_data()); }
+template <class T> T* at(Tensor& t) { return static_cast<T*>(t.raw_data()); }
+
+struct Cpu {
+  template <class T, class... A> static void embedding(A... a) { kernels::tabulated_embedding_cpu<T>(a...); }
+  template <class T, class... A> static void embedding_dot(A... a) { kernels::tabulated_embedding_dot_cpu<T>(a...); }
+  template <class T, class... A> static void table_grad(A... a) { kernels::tabulated_embedding_table_grad_cpu<T>(a...); }
+  template <class T, class... A> static void contract(A... a) { kernels::tabulated_contract_cpu<T>(a...); }
+  template <class T, class... A> static void expand(A... a) { kernels::tabulated_expand_cpu<T>(a...); }
+  template <class T, class... A> static void pair(A... a) { kernels::tabulated_pair_cpu<T>(a...); }
+};
+
+#if defined(SAMPAN_CUDA_KERNELS)
+// The CUDA twins (kernels/tabulate_kernels.cu): the CPU's bits (kernels/tabulate_element.h).
+struct Cuda {
+  template <class T, class... A> static void embedding(A... a) {
+    run_device([&] { kernels::tabulated_embedding_cuda<T>(a...); });
+  }
+  template <class T, class... A> static void embedding_dot(A... a) {
+    run_device([&] { kernels::tabulated_embedding_dot_cuda<T>(a...); });
+  }
+  template <class T, class... A> static void table_grad(A... a) {
+    run_device([&] { kernels::tabulated_embedding_table_grad_cuda<T>(a...); });
+  }
+  template <class T>
+  static void contract(const kernels::TableGrid& g, const T* table, int64_t M, const T* X, const T* s, int64_t A,
+                       int64_t J, int64_t C, int order, T* out) {
+    // Each centre's slots in the CPU's visiting order, made on the device.
+    Tensor pair_order = Tensor::empty({A * J}, DType::Int64, Device{DeviceType::CUDA, 0});
+    run_device([&] {
+      kernels::tabulated_contract_cuda<T>(g, table, M, X, s, A, J, C, order, at<int64_t>(pair_order), out);
+    });
+  }
+  template <class T, class... A> static void expand(A... a) {
+    run_device([&] { kernels::tabulated_expand_cuda<T>(a...); });
+  }
+  template <class T, class... A> static void pair(A... a) { run_device([&] { kernels::tabulated_pair_cuda<T>(a...); }); }
+};
+#endif
+
+template <class B>
+void embedding_kernel(const Tensor& s_in, const Tensor& table_in, double lower, double upper, double stride0,
+                      double stride1, int64_t order, Tensor& out) {
+  Tensor s = c(s_in), table = c(table_in);
+  const auto grid = grid_of(table.size(0), lower, upper, stride0, stride1, "deepmd::tabulated_embedding");
+  visit_floating(s.dtype(), "deepmd::tabulated_embedding", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    B::template embedding<T>(grid, in<T>(table), table.size(2), in<T>(s), s.size(0), static_cast<int>(order), at<T>(out));
+  });
+}
+
+template <class B>
+void embedding_dot_kernel(const Tensor& s_in, const Tensor& w_in, const Tensor& table_in, double lower, double upper,
+                          double stride0, double stride1, int64_t order, Tensor& out) {
+  Tensor s = c(s_in), w = c(w_in), table = c(table_in);
+  const auto grid = grid_of(table.size(0), lower, upper, stride0, stride1, "deepmd::tabulated_embedding_dot");
+  visit_floating(s.dtype(), "deepmd::tabulated_embedding_dot", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    B::template embedding_dot<T>(grid, in<T>(table), table.size(2), in<T>(s), in<T>(w), s.size(0),
+                                 static_cast<int>(order), at<T>(out));
+  });
+}
+
+template <class B>
+void table_grad_kernel(const Tensor& s_in, const Tensor& w_in, int64_t intervals, double lower, double upper,
+                       double stride0, double stride1, int64_t order, Tensor& out) {
+  Tensor s = c(s_in), w = c(w_in);
+  const char* op = "deepmd::tabulated_embedding_table_grad";
+  const auto grid = grid_of(intervals, lower, upper, stride0, stride1, op);
+  visit_floating(s.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    B::template table_grad<T>(grid, intervals, w.size(1), in<T>(s), in<T>(w), s.size(0), static_cast<int>(order),
+                              at<T>(out));
+  });
+}
+
+template <class B>
+void contract_kernel(const Tensor& X_in, const Tensor& s_in, const Tensor& table_in, double lower, double upper,
+                     double stride0, double stride1, int64_t order, Tensor& out) {
+  Tensor X = c(X_in), s = c(s_in), table = c(table_in);
+  const auto grid = grid_of(table.size(0), lower, upper, stride0, stride1, "deepmd::tabulated_contract");
+  visit_floating(s.dtype(), "deepmd::tabulated_contract", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    B::template contract<T>(grid, in<T>(table), table.size(2), in<T>(X), in<T>(s), X.size(0), X.size(1), X.size(2),
+                            static_cast<int>(order), at<T>(out));
+  });
+}
+
+template <class B>
+void expand_kernel(const Tensor& H_in, const Tensor& s_in, const Tensor& table_in, double lower, double upper,
+                   double stride0, double stride1, int64_t order, Tensor& out) {
+  Tensor H = c(H_in), s = c(s_in), table = c(table_in);
+  const auto grid = grid_of(table.size(0), lower, upper, stride0, stride1, "deepmd::tabulated_expand");
+  visit_floating(s.dtype(), "deepmd::tabulated_expand", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    B::template expand<T>(grid, in<T>(table), table.size(2), in<T>(H), in<T>(s), s.size(0), s.size(1), H.size(1),
+                          static_cast<int>(order), at<T>(out));
+  });
+}
+
+template <class B>
+void pair_kernel(const Tensor& H_in, const Tensor& X_in, const Tensor& s_in, const Tensor& table_in, double lower,
+                 double upper, double stride0, double stride1, int64_t order, Tensor& out) {
+  Tensor H = c(H_in), X = c(X_in), s = c(s_in), table = c(table_in);
+  const auto grid = grid_of(table.size(0), lower, upper, stride0, stride1, "deepmd::tabulated_pair");
+  visit_floating(s.dtype(), "deepmd::tabulated_pair", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    B::template pair<T>(grid, in<T>(table), table.size(2), in<T>(H), in<T>(X), in<T>(s), s.size(0), s.size(1),
+                        H.size(1), static_cast<int>(order), at<T>(out));
+  });
+}
+
 // A = 3 centres, J = 4 slots, C = 4 components, M = 3 columns of the 7-interval sample table;
 // s has rows inside both parts of the table and outside it.
 Tensor fused_s() {
@@ -175,16 +293,10 @@ SAMPAN_OP(deepmd, tabulated_embedding)
       const int64_t M = check_inputs(s, table, lower, upper, stride0, stride1, order, "deepmd::tabulated_embedding");
       return TensorSpec{{s.shape[0], M}, s.dtype, s.device};
     })
-    .cpu([](const Tensor& s_in, const Tensor& table_in, double lower, double upper, double stride0, double stride1,
-            int64_t order, Tensor& out) {
-      Tensor s = c(s_in), table = c(table_in);
-      const auto grid = grid_of(table.size(0), lower, upper, stride0, stride1, "deepmd::tabulated_embedding");
-      visit_floating(s.dtype(), "deepmd::tabulated_embedding", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        kernels::tabulated_embedding_cpu<T>(grid, table.data<T>(), table.size(2), s.data<T>(), s.size(0),
-                                            static_cast<int>(order), out.data<T>());
-      });
-    })
+    .cpu(embedding_kernel<Cpu>)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(embedding_kernel<Cuda>)
+#endif
     .vjp([](const VjpContext& ctx) -> Grads {
       const Tensor s = ctx.input(0), table = ctx.input(1), g = ctx.grad_output(0);
       const double lo = ctx.attr<double>(2), up = ctx.attr<double>(3), s0 = ctx.attr<double>(4), s1 = ctx.attr<double>(5);
@@ -213,16 +325,10 @@ SAMPAN_OP(deepmd, tabulated_embedding_dot)
                    s.shape[0], ", ", M, "], got ", shape_str(w.shape));
       return TensorSpec{{s.shape[0], 1}, s.dtype, s.device};
     })
-    .cpu([](const Tensor& s_in, const Tensor& w_in, const Tensor& table_in, double lower, double upper, double stride0,
-            double stride1, int64_t order, Tensor& out) {
-      Tensor s = c(s_in), w = c(w_in), table = c(table_in);
-      const auto grid = grid_of(table.size(0), lower, upper, stride0, stride1, "deepmd::tabulated_embedding_dot");
-      visit_floating(s.dtype(), "deepmd::tabulated_embedding_dot", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        kernels::tabulated_embedding_dot_cpu<T>(grid, table.data<T>(), table.size(2), s.data<T>(), w.data<T>(),
-                                                s.size(0), static_cast<int>(order), out.data<T>());
-      });
-    })
+    .cpu(embedding_dot_kernel<Cpu>)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(embedding_dot_kernel<Cuda>)
+#endif
     .vjp([](const VjpContext& ctx) -> Grads {
       const Tensor s = ctx.input(0), w = ctx.input(1), table = ctx.input(2), h = ctx.grad_output(0);
       const double lo = ctx.attr<double>(3), up = ctx.attr<double>(4), s0 = ctx.attr<double>(5), s1 = ctx.attr<double>(6);
@@ -255,17 +361,10 @@ SAMPAN_OP(deepmd, tabulated_embedding_table_grad)
       grid_of(intervals, lower, upper, stride0, stride1, op);
       return TensorSpec{{intervals, 6, w.shape[1]}, s.dtype, s.device};
     })
-    .cpu([](const Tensor& s_in, const Tensor& w_in, int64_t intervals, double lower, double upper, double stride0,
-            double stride1, int64_t order, Tensor& out) {
-      Tensor s = c(s_in), w = c(w_in);
-      const char* op = "deepmd::tabulated_embedding_table_grad";
-      const auto grid = grid_of(intervals, lower, upper, stride0, stride1, op);
-      visit_floating(s.dtype(), op, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        kernels::tabulated_embedding_table_grad_cpu<T>(grid, intervals, w.size(1), s.data<T>(), w.data<T>(), s.size(0),
-                                                       static_cast<int>(order), out.data<T>());
-      });
-    })
+    .cpu(table_grad_kernel<Cpu>)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(table_grad_kernel<Cuda>)
+#endif
     .vjp([](const VjpContext& ctx) -> Grads {
       const Tensor s = ctx.input(0), w = ctx.input(1), C = ctx.grad_output(0);
       const double lo = ctx.attr<double>(3), up = ctx.attr<double>(4), s0 = ctx.attr<double>(5), s1 = ctx.attr<double>(6);
@@ -294,16 +393,11 @@ SAMPAN_OP(deepmd, tabulated_contract)
                                     "deepmd::tabulated_contract");
       return TensorSpec{{X.shape[0], X.shape[2], M}, s.dtype, s.device};
     })
-    .cpu([](const Tensor& X_in, const Tensor& s_in, const Tensor& table_in, double lower, double upper, double stride0,
-            double stride1, int64_t order, Tensor& out) {
-      Tensor X = c(X_in), s = c(s_in), table = c(table_in);
-      const auto grid = grid_of(table.size(0), lower, upper, stride0, stride1, "deepmd::tabulated_contract");
-      visit_floating(s.dtype(), "deepmd::tabulated_contract", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        kernels::tabulated_contract_cpu<T>(grid, table.data<T>(), table.size(2), X.data<T>(), s.data<T>(), X.size(0),
-                                           X.size(1), X.size(2), static_cast<int>(order), out.data<T>());
-      });
-    })
+    .cpu(contract_kernel<Cpu>)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(contract_kernel<Cuda>)
+    .cuda_rounds_differently()  // the CPU's float64 clone for AVX-512 fuses multiply-adds
+#endif
     .vjp([](const VjpContext& ctx) -> Grads {
       const Tensor X = ctx.input(0), s = ctx.input(1), table = ctx.input(2), P = ctx.grad_output(0);
       const GridArgs g = grid_args(ctx, 3);
@@ -329,16 +423,11 @@ SAMPAN_OP(deepmd, tabulated_expand)
       check_fused(&H, nullptr, s, table, lower, upper, stride0, stride1, order, "deepmd::tabulated_expand");
       return TensorSpec{{s.shape[0], s.shape[1], H.shape[1]}, s.dtype, s.device};
     })
-    .cpu([](const Tensor& H_in, const Tensor& s_in, const Tensor& table_in, double lower, double upper, double stride0,
-            double stride1, int64_t order, Tensor& out) {
-      Tensor H = c(H_in), s = c(s_in), table = c(table_in);
-      const auto grid = grid_of(table.size(0), lower, upper, stride0, stride1, "deepmd::tabulated_expand");
-      visit_floating(s.dtype(), "deepmd::tabulated_expand", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        kernels::tabulated_expand_cpu<T>(grid, table.data<T>(), table.size(2), H.data<T>(), s.data<T>(), s.size(0),
-                                         s.size(1), H.size(1), static_cast<int>(order), out.data<T>());
-      });
-    })
+    .cpu(expand_kernel<Cpu>)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(expand_kernel<Cuda>)
+    .cuda_rounds_differently()  // the CPU's float64 clone for AVX-512 fuses multiply-adds
+#endif
     .vjp([](const VjpContext& ctx) -> Grads {
       const Tensor H = ctx.input(0), s = ctx.input(1), table = ctx.input(2), Q = ctx.grad_output(0);
       const GridArgs g = grid_args(ctx, 3);
@@ -365,16 +454,11 @@ SAMPAN_OP(deepmd, tabulated_pair)
       check_fused(&H, &X, s, table, lower, upper, stride0, stride1, order, "deepmd::tabulated_pair");
       return TensorSpec{s.shape, s.dtype, s.device};
     })
-    .cpu([](const Tensor& H_in, const Tensor& X_in, const Tensor& s_in, const Tensor& table_in, double lower,
-            double upper, double stride0, double stride1, int64_t order, Tensor& out) {
-      Tensor H = c(H_in), X = c(X_in), s = c(s_in), table = c(table_in);
-      const auto grid = grid_of(table.size(0), lower, upper, stride0, stride1, "deepmd::tabulated_pair");
-      visit_floating(s.dtype(), "deepmd::tabulated_pair", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        kernels::tabulated_pair_cpu<T>(grid, table.data<T>(), table.size(2), H.data<T>(), X.data<T>(), s.data<T>(),
-                                       s.size(0), s.size(1), H.size(1), static_cast<int>(order), out.data<T>());
-      });
-    })
+    .cpu(pair_kernel<Cpu>)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(pair_kernel<Cuda>)
+    .cuda_rounds_differently()  // the CPU's float64 clone for AVX-512 fuses multiply-adds
+#endif
     .vjp([](const VjpContext& ctx) -> Grads {
       const Tensor H = ctx.input(0), X = ctx.input(1), s = ctx.input(2), table = ctx.input(3), w = ctx.grad_output(0);
       const GridArgs g = grid_args(ctx, 4);

@@ -17,9 +17,8 @@
 
 #include "kernels/tanh_layer_kernels.h"
 #if defined(SAMPAN_CUDA_KERNELS)
-#include <stdexcept>
-
 #include "kernels/layer_kernels_cuda.h"
+#include "run_on_device.h"
 #endif
 #include "sampan/dispatch.h"
 #include "sampan/error.h"
@@ -78,13 +77,7 @@ const std::vector<DType> kFloatTypes = {DType::Float32, DType::Float64};
 #if defined(SAMPAN_CUDA_KERNELS)
 // Runs launch(Tag<T>) for t's dtype, the CUDA launcher's std::runtime_error as sampan's.
 template <class F> void on_cuda(const Tensor& t, const char* op, F launch) {
-  visit_floating(t.dtype(), op, [&](auto tag) {
-    try {
-      launch(tag);
-    } catch (const std::runtime_error& e) {
-      throw RuntimeError(e.what());
-    }
-  });
+  visit_floating(t.dtype(), op, [&](auto tag) { run_device([&] { launch(tag); }); });
 }
 template <class T> const T* in(const Tensor& t) { return static_cast<const T*>(t.raw_data()); }
 template <class T> T* at(Tensor& t) { return static_cast<T*>(t.raw_data()); }

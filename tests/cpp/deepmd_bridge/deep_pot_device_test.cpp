@@ -94,3 +94,24 @@ TEST(DeepPotDevice, OnTheGpuEvaluateGivesTheCpusEnergyForcesVirialAndTrainingGra
     for (size_t k = 0; k < ga.size(); ++k) EXPECT_LE(max_diff(ga[k], gb[k]), 1e-8) << one_side << " param " << k;
   }
 }
+
+// A compressed model (tables in place of the embedding nets: the tabulated ops' CUDA twins) on the
+// GPU: the CPU's energy, forces and virial to float64 rounding, one-sided and type-pair, and the
+// force of a compressed model moved after compression is the force of the model compressed on the
+// CPU (the tables move with it).
+TEST(DeepPotDevice, ACompressedModelEvaluatesOnTheGpuAsOnTheCpu) {
+  if (!cuda::is_available()) GTEST_SKIP() << "no GPU in this process: " << cuda::unavailable_reason();
+  for (bool one_side : {true, false}) {
+    DeepPot cpu = model(one_side);
+    cpu.compress(0.5);
+    DeepPot gpu = cpu;
+    gpu.to(Device::parse("cuda"));
+    ASSERT_TRUE(gpu.compressed());
+    const deepmd::ExtendedSystem ext = frame(cpu);
+    const deepmd::DeepPotOutput a = cpu.evaluate(ext), b = gpu.evaluate(ext);
+    EXPECT_TRUE(b.force.device().is_cuda());
+    EXPECT_LE(max_diff(a.energy, b.energy), 1e-10 * std::abs(a.energy.item())) << one_side;
+    EXPECT_LE(max_diff(a.force, b.force), 1e-10) << one_side;
+    EXPECT_LE(max_diff(a.virial, b.virial), 1e-10) << one_side;
+  }
+}
