@@ -421,6 +421,14 @@ def test_complex_parts_pow_sign_products_and_masked_fill_on_the_gpu():
     same(sp.sign(x.cuda()).cpu().numpy(), sp.sign(x).numpy())
     np.testing.assert_allclose(sp.pow(sp.abs(x).cuda(), sp.tensor(im).cuda()).cpu().numpy(),
                                sp.pow(sp.abs(x), sp.tensor(im)).numpy(), rtol=1e-15)
+    w_cpu = sp.complex(sp.tensor(im), sp.tensor(re))  # complex exp, log and pow: glibc's to rounding
+    for got, want in ((sp.exp(z_gpu), sp.exp(z_cpu)), (sp.log(z_gpu), sp.log(z_cpu)),
+                      (sp.pow(z_gpu, w_cpu.cuda()), sp.pow(z_cpu, w_cpu)),
+                      (sp.pow(z_gpu.to("complex64"), w_cpu.cuda().to("complex64")),
+                       sp.pow(z_cpu.to("complex64"), w_cpu.to("complex64")))):
+        assert got.device == "cuda:0" and got.dtype == want.dtype
+        tol = 1e-5 if want.dtype == sp.complex64 else 1e-13
+        np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=tol, atol=tol)
     a, b = sp.tensor(re[0]), sp.tensor(im[0])
     same(sp.outer(a.cuda(), b.cuda()).cpu().numpy(), sp.outer(a, b).numpy())
     assert sp.dot(a.cuda(), b.cuda()).item() == pytest.approx(sp.dot(a, b).item(), rel=1e-14)

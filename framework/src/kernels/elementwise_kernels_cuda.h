@@ -12,7 +12,7 @@ namespace sampan::kernels {
 
 /// out = F{}(x, y) elementwise (F: AddElement ... DivElement of binary_element.h or
 /// ReluBackwardElement of unary_element.h; T: float,
-/// double, int32_t, int64_t, and for Add, Sub and Mul ComplexElement<float> and <double> of
+/// double, int32_t, int64_t, and for Add, Sub, Mul and PowReal ComplexElement<float> and <double> of
 /// complex_element.h). out may be x or y (the in-place ops). Asynchronous on the default stream,
 /// as the ops that follow it.
 template <class F, class T>
@@ -20,7 +20,7 @@ void binary_cuda(const StridedLayout<3>& layout, int64_t n, T* out, const T* x, 
 
 /// out = f(x) elementwise (F: the functions of unary_element.h; T: float, double, int32_t,
 /// int64_t, and for NegElement, SquareElement and ConjElement the complex types; those of
-/// math_element.h for float and double, ClampElement<T> and SoftplusElement<T> with their
+/// math_element.h for float and double (Exp and Log for the complex types too), ClampElement<T> and SoftplusElement<T> with their
 /// bounds). out may be x (in place).
 template <class F, class T> void unary_cuda(const StridedLayout<2>& layout, int64_t n, T* out, const T* x, F f = F{});
 

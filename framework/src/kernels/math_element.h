@@ -4,8 +4,9 @@
 // (elementwise_kernels.cu). sqrt and division are correctly rounded on both (nvcc's default
 // -prec-sqrt and -prec-div), so those twins give the CPU's bits; exp, log ... come from glibc on
 // the CPU and CUDA's math library on the GPU, which differ in the last bit (the ops say so with
-// .cuda_rounds_differently()). On the host the bodies serve complex elements too; the CUDA twins
-// are built for float32 and float64.
+// .cuda_rounds_differently()). On the host the bodies serve std::complex elements too; the CUDA
+// twins are built for float32 and float64, and exp, log and pow for the device's complex elements
+// (ComplexElement, through complex_exp / complex_log below).
 #pragma once
 
 #include <cmath>
@@ -24,8 +25,30 @@ namespace sampan::kernels {
 
 constexpr double kSqrtHalf = 0.70710678118654752440;  // 1 / sqrt(2)
 
-struct ExpElement { template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return SAMPAN_MATH(exp)(v); } };
-struct LogElement { template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return SAMPAN_MATH(log)(v); } };
+// The device's complex exp and log (principal branch): e^re (cos im + i sin im) and
+// log|z| + i arg z, glibc's cexp / clog to rounding for finite z. std::complex on the host.
+template <class T> SAMPAN_HOST_DEVICE inline ComplexElement<T> complex_exp(ComplexElement<T> z) {
+  const T r = SAMPAN_MATH(exp)(z.re);
+  return {r * SAMPAN_MATH(cos)(z.im), r * SAMPAN_MATH(sin)(z.im)};
+}
+template <class T> SAMPAN_HOST_DEVICE inline ComplexElement<T> complex_log(ComplexElement<T> z) {
+  return {SAMPAN_MATH(log)(SAMPAN_MATH(hypot)(z.re, z.im)), SAMPAN_MATH(atan2)(z.im, z.re)};
+}
+template <class T> struct is_complex_element : std::false_type {};
+template <class T> struct is_complex_element<ComplexElement<T>> : std::true_type {};
+
+struct ExpElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const {
+    if constexpr (is_complex_element<T>::value) return complex_exp(v);
+    else return SAMPAN_MATH(exp)(v);
+  }
+};
+struct LogElement {
+  template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const {
+    if constexpr (is_complex_element<T>::value) return complex_log(v);
+    else return SAMPAN_MATH(log)(v);
+  }
+};
 struct Log1pElement { template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return SAMPAN_MATH(log1p)(v); } };
 struct Expm1Element { template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return SAMPAN_MATH(expm1)(v); } };
 struct SqrtElement { template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return SAMPAN_MATH(sqrt)(v); } };
@@ -46,10 +69,19 @@ struct PowElement {
   template <class T> SAMPAN_HOST_DEVICE T operator()(T a, T b) const { return SAMPAN_MATH(pow)(a, b); }
 };
 // x ** y of real elements: integers by repeated squaring (binary_element.h), floats as above.
+// The device's complex elements too: exp(b log a), with 0 ** 0 = 1 (the CPU op's convention) and
+// 0 ** b = 0 otherwise (libstdc++'s).
 struct PowRealElement {
   template <class T> SAMPAN_HOST_DEVICE T operator()(T a, T b) const {
-    if constexpr (std::is_integral_v<T>) return PowIntElement{}(a, b);
-    else return PowElement{}(a, b);
+    if constexpr (std::is_integral_v<T>) {
+      return PowIntElement{}(a, b);
+    } else if constexpr (is_complex_element<T>::value) {
+      using R = decltype(a.re);
+      if (a.re == R(0) && a.im == R(0)) return (b.re == R(0) && b.im == R(0)) ? T{R(1), R(0)} : T{R(0), R(0)};
+      return complex_exp(b * complex_log(a));
+    } else {
+      return PowElement{}(a, b);
+    }
   }
 };
 struct ReciprocalElement { template <class T> SAMPAN_HOST_DEVICE T operator()(T v) const { return T(1) / v; } };

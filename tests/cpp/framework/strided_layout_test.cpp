@@ -15,6 +15,7 @@
 #include "../../../framework/src/kernels/binary_element.h"
 #include "sampan/complex_element.h"
 #include "../../../framework/src/kernels/convert_element.h"
+#include "../../../framework/src/kernels/math_element.h"
 #include "../../../framework/src/kernels/strided_index.h"
 #include "../../../framework/src/kernels/unary_element.h"
 #include "../../../framework/src/ops/device_elements.h"
@@ -148,6 +149,38 @@ TEST(StridedLayout, TheDevicesComplexArithmeticGivesStdComplexsBits) {
     check(kernels::SubElement{}, sub);
     check(kernels::MulElement{}, mul);
   }
+}
+
+// exp, log and pow of the device's complex elements (kernels/math_element.h: e^re (cos + i sin),
+// log|z| + i arg z, exp(b log a)) against the CPU ops (glibc's cexp, clog, cpow) to rounding, and
+// pow's zero cases (0 ** 0 = 1, 0 ** b = 0) exactly.
+TEST(StridedLayout, TheDevicesComplexExpLogAndPowAreTheCpusToRounding) {
+  using Z = kernels::ComplexElement<double>;
+  Tensor x = complex(uniform({5, 4}, -3, 3, 35), uniform({5, 4}, -3, 3, 36));
+  Tensor y = complex(uniform({5, 4}, -2, 2, 37), uniform({5, 4}, -2, 2, 38));
+  x.data<std::complex<double>>()[0] = {0.0, 0.0};  // 0 ** y[0]
+  y.data<std::complex<double>>()[1] = {0.0, 0.0};  // x[1] ** 0
+  x.data<std::complex<double>>()[2] = {0.0, 0.0};
+  y.data<std::complex<double>>()[2] = {0.0, 0.0};  // 0 ** 0
+  const Z* px = reinterpret_cast<const Z*>(x.raw_data());
+  const Z* py = reinterpret_cast<const Z*>(y.raw_data());
+  const Tensor lx = mul(x, x) + 1.0;  // log's argument: no zero
+  const Tensor e = exp(x), l = log(lx), p = pow(x, y);
+  const Z* pl = reinterpret_cast<const Z*>(lx.raw_data());
+  auto close = [](Z got, std::complex<double> want, const char* what, int64_t k) {
+    const double scale = 1.0 + std::abs(want);
+    EXPECT_LE(std::abs(std::complex<double>(got.re, got.im) - want), 4e-15 * scale) << what << " " << k;
+  };
+  for (int64_t k = 0; k < x.numel(); ++k) {
+    close(kernels::ExpElement{}(px[k]), e.data<std::complex<double>>()[k], "exp", k);
+    close(kernels::LogElement{}(pl[k]), l.data<std::complex<double>>()[k], "log", k);
+    close(kernels::PowRealElement{}(px[k], py[k]), p.data<std::complex<double>>()[k], "pow", k);
+  }
+  const Z zero_to_zero = kernels::PowRealElement{}(px[2], py[2]), zero_to_y = kernels::PowRealElement{}(px[0], py[0]);
+  EXPECT_TRUE(zero_to_zero.re == 1.0 && zero_to_zero.im == 0.0);
+  EXPECT_TRUE(zero_to_y.re == 0.0 && zero_to_y.im == 0.0);
+  EXPECT_EQ(p.data<std::complex<double>>()[2], std::complex<double>(1.0, 0.0));
+  EXPECT_EQ(p.data<std::complex<double>>()[0], std::complex<double>(0.0, 0.0));
 }
 
 // out = F(x) by walking unary_at over every element, as the CUDA unary kernel's threads do.
