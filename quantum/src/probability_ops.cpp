@@ -5,6 +5,11 @@
 #include "kernels/measurement.h"
 #include "op_args.h"
 #include "op_samples.h"
+#if defined(SAMPAN_CUDA_KERNELS)
+#include <stdexcept>
+
+#include "kernels/measurement_cuda.h"
+#endif
 
 namespace sampan::quantum {
 
@@ -38,6 +43,55 @@ void probabilities_vjp_cpu(const Tensor& state, const Tensor& cotangent, const I
   out = cast(g, state.dtype());
 }
 
+#if defined(SAMPAN_CUDA_KERNELS)
+// The GPU twins (kernels/measurement_cuda.cu).
+kernels::MeasuredQubits measured_qubits(const Tensor& state, const IntList& qubits, const char* who) {
+  const auto k = state_kind(TensorSpec(state), who);
+  const auto q = measured(qubits, k.n, who);
+  kernels::MeasuredQubits mq;
+  mq.n = k.n;
+  mq.density_matrix = k.density_matrix;
+  mq.m = static_cast<int>(q.size());
+  for (int j = 0; j < mq.m; ++j) {
+    mq.q[j] = q[static_cast<size_t>(j)];
+    mq.mask |= uint64_t(1) << mq.q[j];
+  }
+  return mq;
+}
+
+template <class F> void run_device(F f) {
+  try {
+    f();
+  } catch (const std::runtime_error& e) {
+    throw RuntimeError(e.what());
+  }
+}
+
+using Amp = sampan::kernels::ComplexElement<double>;
+
+void probabilities_cuda(const Tensor& state, const IntList& qubits, Tensor& out) {
+  const auto mq = measured_qubits(state, qubits, "quantum::probabilities");
+  const Tensor s = as_c128(state);
+  const int64_t parts = static_cast<int64_t>(kernels::marginal_parts(mq.n, mq.m)) << mq.m;
+  Tensor scratch = Tensor::empty({parts}, DType::Float64, state.device());
+  run_device([&] {
+    kernels::marginal_probabilities_cuda(static_cast<const Amp*>(s.raw_data()), mq,
+                                         static_cast<double*>(scratch.raw_data()), static_cast<double*>(out.raw_data()));
+  });
+}
+
+void probabilities_vjp_cuda(const Tensor& state, const Tensor& cotangent, const IntList& qubits, Tensor& out) {
+  const auto mq = measured_qubits(state, qubits, "quantum::probabilities_vjp");
+  const Tensor s = as_c128(state), w = cast(cotangent, DType::Float64).contiguous();
+  Tensor g = Tensor::empty(state.shape(), DType::Complex128, state.device());
+  run_device([&] {
+    kernels::probabilities_vjp_cuda(static_cast<const Amp*>(s.raw_data()), static_cast<const double*>(w.raw_data()), mq,
+                                    static_cast<Amp*>(g.raw_data()));
+  });
+  out = cast(g, state.dtype());
+}
+#endif
+
 }  // namespace
 
 SAMPAN_OP(quantum, probabilities)
@@ -52,6 +106,10 @@ SAMPAN_OP(quantum, probabilities)
       return TensorSpec{{int64_t(1) << q.size()}, DType::Float64, state.device};
     })
     .cpu(probabilities_cpu)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(probabilities_cuda)
+    .cuda_rounds_differently()  // parts of a large sum; libstdc++'s norm is abs()^2
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       if (!c.needs_grad(0)) return Grads(1);
       static OpHandle vjp_op("quantum::probabilities_vjp");
@@ -78,6 +136,9 @@ SAMPAN_OP(quantum, probabilities_vjp)
       return TensorSpec{state.shape, state.dtype, state.device};
     })
     .cpu(probabilities_vjp_cpu)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(probabilities_vjp_cuda)  // the CPU's bits: 2 w_b(i) psi_i
+#endif
     .nondifferentiable()
     .dtypes({DType::Complex128, DType::Complex64})
     .sample([] { return Values{samples::state(false), from_vector({0.3, -1.1, 0.8, 0.25}, {4}), IntList{2, 0}}; })

@@ -1,7 +1,7 @@
 """Circuits on a device: ``Circuit(n, device="cuda")`` simulates its state vector and takes
 expectations and their adjoint gradients on the GPU (quantum/src/circuit_cuda.cpp), with the
-angles on the CPU; measurement and density matrices stay on the CPU. ``sampan quantum run --device
-cuda`` does the same for a QASM file. Without a GPU: the errors, named before any work; with one:
+angles on the CPU; probabilities and shots there too, post-selection and density matrices on the
+CPU. ``sampan quantum run --device cuda`` does the same for a QASM file. Without a GPU: the errors, named before any work; with one:
 the CPU's states, energies, gradients and counts to rounding."""
 import json
 import math
@@ -149,10 +149,25 @@ def test_gpu_state_vjp_matches_the_cpu():
 
 
 @needs_gpu
-def test_measurement_of_a_gpu_circuit_runs_on_the_cpu_with_the_cpus_probabilities():
-    p_gpu = circuit("cuda").probabilities().numpy()
-    np.testing.assert_allclose(p_gpu, circuit("cpu").probabilities().numpy(), atol=1e-13)
-    assert math.isclose(p_gpu.sum(), 1.0, abs_tol=1e-12)
+def test_probabilities_and_shots_of_a_gpu_circuit_run_there_with_the_cpus_numbers():
+    gpu, cpu = circuit("cuda"), circuit("cpu")
+    for qubits in (None, [2, 0], [3]):
+        p = gpu.probabilities(qubits)
+        assert p.device == "cuda:0"  # the marginal is summed on the GPU; 2^m numbers come back
+        np.testing.assert_allclose(p.cpu().numpy(), cpu.probabilities(qubits).numpy(), atol=1e-13)
+        assert gpu.sample(500, qubits, seed=9) == cpu.sample(500, qubits, seed=9)
+    assert math.isclose(float(sp.sum(gpu.probabilities()).cpu()), 1.0, abs_tol=1e-12)
+    # Differentiable there: d(p_1 of qubit 3)/d(angles) through probabilities_vjp's GPU kernel.
+    grads = {}
+    for name, c in (("cuda", gpu), ("cpu", cpu)):
+        c.probabilities([3])[1].backward()
+        grads[name] = c.parameters.grad.numpy().copy()
+    np.testing.assert_allclose(grads["cuda"], grads["cpu"], atol=1e-12)
+    # Post-selection runs on the CPU: the post-measurement state comes back there.
+    post, prob = gpu.measure([0], [1])
+    want_post, want_prob = cpu.measure([0], [1])
+    np.testing.assert_allclose(post.numpy(), want_post.numpy(), atol=1e-13)
+    assert float(prob) == pytest.approx(float(want_prob), abs=1e-13)
 
 
 @needs_gpu

@@ -48,7 +48,7 @@ def sample(state, qubits, shots, seed=None, generator=None, format="counts", ord
     state = _little(state, order, "sample")
     gen = sp.Generator(int(seed)) if seed is not None else generator
     s, offset = draw(gen)
-    out = sp.ops.quantum.sample(state.detach(), list(qubits), int(shots), s, offset)
+    out = sp.ops.quantum.sample(state.detach(), list(qubits), int(shots), s, offset).cpu()  # labels: on the host
     m = _n_measured(state, qubits)
     if order == BIG:  # the same shots, their indices read with q_0 as the most significant bit
         out = sp.tensor(reverse_bits(out.numpy(), m))

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "quantum/random_circuit.h"
 #include "sampan/cuda.h"
@@ -94,6 +95,32 @@ TEST_F(QuantumCuda, RunCircuitOnTheGpuGivesTheCpusEnergyAndCounts) {
   for (size_t i = 0; i < cpu.state.size(); ++i) worst = std::max(worst, std::abs(gpu.state[i] - cpu.state[i]));
   EXPECT_LE(worst, 1e-13);
   EXPECT_EQ(gpu.counts, cpu.counts);
+}
+
+// Probabilities of a GPU state are summed there (the 2^m numbers come back), in a fixed
+// partition past 2^15 terms an outcome: the CPU's to rounding, the same bits run to run; their
+// gradient is the CPU's; shots drawn from them are the CPU's.
+TEST_F(QuantumCuda, ProbabilitiesGradientsAndShotsOfAGpuStateAreTheCpus) {
+  static OpHandle sv("quantum::statevector"), probs("quantum::probabilities"), pvjp("quantum::probabilities_vjp"),
+      sample("quantum::sample");
+  const Device gpu = Device::parse("cuda");
+  for (int n : {kQubits, 18}) {  // 18 qubits, one measured: 2^17 terms an outcome, in parts
+    const RandomCircuit c = random_circuit(n, 40, 7);
+    const Tensor psi_c = sv(params_tensor(c, cpu_device()), c.enc, c.constants, int64_t(n))[0];
+    const Tensor psi_g = sv(params_tensor(c, gpu), c.enc, c.constants, int64_t(n))[0];
+    for (const std::vector<int64_t>& q : std::vector<std::vector<int64_t>>{{}, {3, 0, 5}, {1}}) {
+      const Tensor pg = probs(psi_g, q)[0], pc = probs(psi_c, q)[0];
+      EXPECT_TRUE(pg.device().is_cuda());
+      expect_close(pg, pc, 1e-13, "probabilities");
+      const Tensor again = to_device(probs(psi_g, q)[0], cpu_device()), first = to_device(pg, cpu_device());
+      EXPECT_EQ(std::memcmp(again.raw_data(), first.raw_data(), first.nbytes()), 0) << "run to run";
+      const Tensor w = mul(arange(0, pc.numel(), 1, DType::Float64), scalar_tensor(0.25, DType::Float64));
+      expect_close(pvjp(psi_g, to_device(w, gpu), q)[0], pvjp(psi_c, w, q)[0], 0.0, "probabilities_vjp");
+      const Tensor shots_g = to_device(sample(psi_g, q, int64_t(300), int64_t(5), int64_t(0))[0], cpu_device());
+      const Tensor shots_c = sample(psi_c, q, int64_t(300), int64_t(5), int64_t(0))[0];
+      EXPECT_EQ(std::memcmp(shots_g.raw_data(), shots_c.raw_data(), shots_c.nbytes()), 0) << "shots";
+    }
+  }
 }
 
 TEST(QuantumCudaErrors, WithoutAGpuRunCircuitOnCudaSaysWhy) {

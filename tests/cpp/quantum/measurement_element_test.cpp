@@ -1,0 +1,121 @@
+// The per-output bodies of the measurement ops' GPU twins (quantum/src/kernels/
+// measurement_element.h), run on the CPU: the enumeration of the basis states of one outcome, the
+// fixed partition of a large marginal, and every probability and gradient element against the CPU
+// ops (a density matrix's probabilities and both gradients: its bits; a state vector's
+// probabilities: to rounding, libstdc++'s |a|^2 being abs(a)^2).
+#include <gtest/gtest.h>
+
+#include <complex>
+#include <cstring>
+#include <vector>
+
+#include "../../../quantum/src/kernels/measurement_element.h"
+#include "quantum/quantum_test_util.h"
+#include "sampan/op.h"
+#include "sampan/ops.h"
+
+using namespace sampan;
+namespace qk = sampan::quantum::kernels;
+using Amp = sampan::kernels::ComplexElement<double>;
+using C = std::complex<double>;
+using IntList = std::vector<int64_t>;
+
+namespace {
+
+qk::MeasuredQubits measured(int n, const std::vector<int>& q, bool dm) {
+  qk::MeasuredQubits mq;
+  mq.n = n;
+  mq.m = static_cast<int>(q.size());
+  mq.density_matrix = dm;
+  for (int j = 0; j < mq.m; ++j) {
+    mq.q[j] = q[static_cast<size_t>(j)];
+    mq.mask |= uint64_t(1) << q[static_cast<size_t>(j)];
+  }
+  return mq;
+}
+
+Tensor complex_tensor(const std::vector<C>& v, const Shape& shape) {
+  Tensor t = Tensor::empty(shape, DType::Complex128);
+  std::memcpy(t.raw_data(), v.data(), v.size() * sizeof(C));
+  return t;
+}
+
+// p[b] through the element functions with `parts` parts per outcome.
+std::vector<double> marginal_by_parts(const Tensor& state, const qk::MeasuredQubits& mq, uint64_t parts) {
+  const Amp* a = static_cast<const Amp*>(state.raw_data());
+  std::vector<double> p(size_t(1) << mq.m);
+  for (uint64_t b = 0; b < p.size(); ++b) {
+    double s = 0.0;
+    for (uint64_t part = 0; part < parts; ++part) s += qk::marginal_part(a, mq, b, part, parts);
+    p[b] = s;
+  }
+  return p;
+}
+
+}  // namespace
+
+TEST(QuantumMeasurementElements, EachOutcomesBasisStatesAreEnumeratedInIncreasingOrder) {
+  const qk::MeasuredQubits mq = measured(6, {4, 1, 3}, false);
+  for (uint64_t b = 0; b < 8; ++b) {
+    std::vector<uint64_t> want;
+    for (uint64_t i = 0; i < 64; ++i)
+      if (qk::outcome_bits(i, mq) == b) want.push_back(i);
+    ASSERT_EQ(want.size(), 8u);
+    for (uint64_t k = 0; k < 8; ++k) EXPECT_EQ(qk::index_with_outcome(b, k, mq), want[k]) << b << " " << k;
+  }
+}
+
+TEST(QuantumMeasurementElements, TheLargeMarginalsPartitionIsFixedAndCoversEveryTerm) {
+  EXPECT_EQ(qk::marginal_parts(15, 0), 1u);   // 2^15 terms: one part, the CPU's order
+  EXPECT_EQ(qk::marginal_parts(20, 1), 128u);  // 2^19 terms in parts of 2^12
+  EXPECT_EQ(qk::marginal_parts(30, 10), 64u);  // capped: 2^16 parts over the 2^10 outcomes
+  EXPECT_EQ(qk::marginal_parts(40, 20), 1u);
+  // Parts of a ones-weight state count their terms: they cover all 2^(n-m), once each.
+  const int n = 17;
+  std::vector<C> ones(size_t(1) << n, C(1.0, 0.0));
+  const Tensor s = complex_tensor(ones, {int64_t(1) << n});
+  const qk::MeasuredQubits mq = measured(n, {5}, false);
+  const uint64_t parts = qk::marginal_parts(n, 1);
+  ASSERT_GT(parts, 1u);
+  double total = 0.0;
+  for (uint64_t part = 0; part < parts; ++part) {
+    const double terms = qk::marginal_part(static_cast<const Amp*>(s.raw_data()), mq, 1, part, parts);
+    EXPECT_GE(terms, 4096.0) << part;
+    total += terms;
+  }
+  EXPECT_EQ(total, double(uint64_t(1) << (n - 1)));
+}
+
+TEST(QuantumMeasurementElements, ProbabilitiesAndTheirGradientsMatchTheCpuOps) {
+  const int n = 5;
+  for (bool dm : {false, true}) {
+    SCOPED_TRACE(dm ? "density matrix" : "state vector");
+    const std::vector<C> psi = quantum::test::random_state(n, 11);
+    const int64_t N = int64_t(1) << n;
+    std::vector<C> rho(size_t(N * N));
+    for (int64_t i = 0; i < N; ++i)
+      for (int64_t j = 0; j < N; ++j) rho[size_t(i * N + j)] = psi[size_t(i)] * std::conj(psi[size_t(j)]);
+    const Tensor state = dm ? complex_tensor(rho, {N, N}) : complex_tensor(psi, {N});
+    for (const std::vector<int>& q : std::vector<std::vector<int>>{{0, 1, 2, 3, 4}, {3, 0}, {2}}) {
+      const qk::MeasuredQubits mq = measured(n, q, dm);
+      const Tensor want = call_op("quantum::probabilities", {state, IntList(q.begin(), q.end())})[0];
+      for (uint64_t parts : {uint64_t(1), uint64_t(2)}) {  // one part: the GPU's order here; two: a split sum
+        const std::vector<double> got = marginal_by_parts(state, mq, parts);
+        for (size_t b = 0; b < got.size(); ++b) {
+          if (dm && parts == 1) EXPECT_EQ(got[b], want.data<double>()[b]) << b;
+          else EXPECT_NEAR(got[b], want.data<double>()[b], 1e-15) << b;
+        }
+      }
+      std::vector<double> w(size_t(1) << q.size());
+      for (size_t b = 0; b < w.size(); ++b) w[b] = 0.3 * double(b) - 0.7;
+      const Tensor wt = from_vector(w, {int64_t(w.size())});
+      const Tensor grad = call_op("quantum::probabilities_vjp", {state, wt, IntList(q.begin(), q.end())})[0];
+      const Amp* a = static_cast<const Amp*>(state.raw_data());
+      const Amp* g = static_cast<const Amp*>(grad.raw_data());
+      for (int64_t e = 0; e < state.numel(); ++e) {
+        const Amp v = qk::probabilities_vjp_at(a, w.data(), mq, uint64_t(e));
+        EXPECT_TRUE(v.re == g[e].re && v.im == g[e].im) << e;
+      }
+    }
+  }
+}
