@@ -9,6 +9,7 @@
 #include "adjoint_sweep.h"
 #include "fusion.h"
 #include "kernels/gates_cuda.h"
+#include "run_on_device.h"
 #include "sampan/error.h"
 #include "sampan/ops.h"
 #include "sampan/quantum/runtime.h"
@@ -23,16 +24,6 @@ using kernels::DeviceAmp;
 DeviceAmp* amps(Tensor& t) { return reinterpret_cast<DeviceAmp*>(t.data<C>()); }
 const DeviceAmp* amps(const Tensor& t) { return reinterpret_cast<const DeviceAmp*>(t.data<C>()); }
 
-// Kernel failures (std::runtime_error from the .cu file) become sampan's RuntimeError.
-template <class F> auto on_device(F f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const RuntimeError&) {
-    throw;
-  } catch (const std::runtime_error& e) {
-    throw RuntimeError(e.what());
-  }
-}
 
 void apply_matrix(DeviceAmp* a, int n, const std::vector<int>& targets, uint64_t cmask, const std::vector<C>& m) {
   const int k = static_cast<int>(targets.size());

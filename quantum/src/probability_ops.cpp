@@ -6,9 +6,8 @@
 #include "op_args.h"
 #include "op_samples.h"
 #if defined(SAMPAN_CUDA_KERNELS)
-#include <stdexcept>
-
 #include "kernels/measurement_cuda.h"
+#include "run_on_device.h"
 #endif
 
 namespace sampan::quantum {
@@ -59,14 +58,6 @@ kernels::MeasuredQubits measured_qubits(const Tensor& state, const IntList& qubi
   return mq;
 }
 
-template <class F> void run_device(F f) {
-  try {
-    f();
-  } catch (const std::runtime_error& e) {
-    throw RuntimeError(e.what());
-  }
-}
-
 using Amp = sampan::kernels::ComplexElement<double>;
 
 void probabilities_cuda(const Tensor& state, const IntList& qubits, Tensor& out) {
@@ -74,7 +65,7 @@ void probabilities_cuda(const Tensor& state, const IntList& qubits, Tensor& out)
   const Tensor s = as_c128(state);
   const int64_t parts = static_cast<int64_t>(kernels::marginal_parts(mq.n, mq.m)) << mq.m;
   Tensor scratch = Tensor::empty({parts}, DType::Float64, state.device());
-  run_device([&] {
+  on_device([&] {
     kernels::marginal_probabilities_cuda(static_cast<const Amp*>(s.raw_data()), mq,
                                          static_cast<double*>(scratch.raw_data()), static_cast<double*>(out.raw_data()));
   });
@@ -84,7 +75,7 @@ void probabilities_vjp_cuda(const Tensor& state, const Tensor& cotangent, const 
   const auto mq = measured_qubits(state, qubits, "quantum::probabilities_vjp");
   const Tensor s = as_c128(state), w = cast(cotangent, DType::Float64).contiguous();
   Tensor g = Tensor::empty(state.shape(), DType::Complex128, state.device());
-  run_device([&] {
+  on_device([&] {
     kernels::probabilities_vjp_cuda(static_cast<const Amp*>(s.raw_data()), static_cast<const double*>(w.raw_data()), mq,
                                     static_cast<Amp*>(g.raw_data()));
   });
