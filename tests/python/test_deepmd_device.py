@@ -46,6 +46,16 @@ def run_cli(args):
                           timeout=300, env=env)
 
 
+def _expect_the_cpus_numbers_on_the_gpu(pot, system):
+    """Energies, forces and virials of frames 0 and 1: the CPU model's, then the same model moved."""
+    cpu = evaluate_system(pot, system, [0, 1])
+    pot.to("cuda")
+    assert pot.device == "cuda:0"
+    gpu = evaluate_system(pot, system, [0, 1])
+    for g, c in zip(gpu, cpu):
+        np.testing.assert_allclose(g, c, rtol=1e-10, atol=1e-12)
+
+
 def test_a_model_is_on_the_cpu_and_to_cpu_keeps_its_numbers():
     pot = DeepPot(CONFIG, 3)
     assert pot.device == "cpu"
@@ -89,12 +99,8 @@ def test_a_trainer_refuses_a_name_that_is_no_device():
 def test_a_model_on_the_gpu_gives_the_cpus_energy_forces_and_virial(one_side):
     system = read_systems([str(WATER / "data_3")], ["O", "H"], ".", "systems")[0]
     pot = DeepPot(dict(CONFIG, type_one_side=one_side), 5)
-    cpu = evaluate_system(pot, system, [0, 1])
-    pot.to("cuda")
-    assert pot.device == "cuda:0" and all(p.device == "cuda:0" for p in pot.parameters())
-    gpu = evaluate_system(pot, system, [0, 1])
-    for g, c in zip(gpu, cpu):
-        np.testing.assert_allclose(g, c, rtol=1e-10, atol=1e-12)
+    _expect_the_cpus_numbers_on_the_gpu(pot, system)
+    assert all(p.device == "cuda:0" for p in pot.parameters())
     out = pot.evaluate(frame_input(pot, system, 0), True, False)
     assert out["force"].device == "cuda:0"
     # MD's entry point reads the GPU's numbers back to the host
@@ -110,12 +116,8 @@ def test_a_compressed_model_on_the_gpu_gives_the_cpus_energy_forces_and_virial(o
     system = read_systems([str(WATER / "data_3")], ["O", "H"], ".", "systems")[0]
     pot = DeepPot(dict(CONFIG, type_one_side=one_side), 5)
     pot.compress(0.5)
-    cpu = evaluate_system(pot, system, [0, 1])
-    pot.to("cuda")
-    assert pot.compressed and pot.device == "cuda:0"
-    gpu = evaluate_system(pot, system, [0, 1])
-    for g, c in zip(gpu, cpu):
-        np.testing.assert_allclose(g, c, rtol=1e-10, atol=1e-12)
+    _expect_the_cpus_numbers_on_the_gpu(pot, system)
+    assert pot.compressed
 
 
 @needs_gpu

@@ -51,6 +51,14 @@ double max_diff(const Tensor& a, const Tensor& b) {
   return d.numel() ? amax(d).item() : 0.0;
 }
 
+// energy, forces and virial of the GPU model against the CPU model's, to float64 rounding.
+void expect_cpus_outputs(const deepmd::DeepPotOutput& cpu, const deepmd::DeepPotOutput& gpu, bool one_side) {
+  EXPECT_TRUE(gpu.force.device().is_cuda());
+  EXPECT_LE(max_diff(cpu.energy, gpu.energy), 1e-10 * std::abs(cpu.energy.item())) << one_side;
+  EXPECT_LE(max_diff(cpu.force, gpu.force), 1e-10) << one_side;
+  EXPECT_LE(max_diff(cpu.virial, gpu.virial), 1e-10) << one_side;
+}
+
 // sum(F^2) differentiated in the parameters: the force loss's double backward.
 std::vector<Tensor> force_loss_grads(const DeepPot& pot, const deepmd::ExtendedSystem& ext) {
   std::vector<Tensor> params = pot.parameters();
@@ -84,11 +92,7 @@ TEST(DeepPotDevice, OnTheGpuEvaluateGivesTheCpusEnergyForcesVirialAndTrainingGra
     gpu.to(Device::parse("cuda"));
     ASSERT_TRUE(gpu.device().is_cuda());
     const deepmd::ExtendedSystem ext = frame(cpu);
-    const deepmd::DeepPotOutput a = cpu.evaluate(ext), b = gpu.evaluate(ext);
-    EXPECT_TRUE(b.force.device().is_cuda());
-    EXPECT_LE(max_diff(a.energy, b.energy), 1e-10 * std::abs(a.energy.item())) << one_side;
-    EXPECT_LE(max_diff(a.force, b.force), 1e-10) << one_side;
-    EXPECT_LE(max_diff(a.virial, b.virial), 1e-10) << one_side;
+    expect_cpus_outputs(cpu.evaluate(ext), gpu.evaluate(ext), one_side);
     const std::vector<Tensor> ga = force_loss_grads(cpu, ext), gb = force_loss_grads(gpu, ext);
     ASSERT_EQ(ga.size(), gb.size());
     for (size_t k = 0; k < ga.size(); ++k) EXPECT_LE(max_diff(ga[k], gb[k]), 1e-8) << one_side << " param " << k;
@@ -108,10 +112,6 @@ TEST(DeepPotDevice, ACompressedModelEvaluatesOnTheGpuAsOnTheCpu) {
     gpu.to(Device::parse("cuda"));
     ASSERT_TRUE(gpu.compressed());
     const deepmd::ExtendedSystem ext = frame(cpu);
-    const deepmd::DeepPotOutput a = cpu.evaluate(ext), b = gpu.evaluate(ext);
-    EXPECT_TRUE(b.force.device().is_cuda());
-    EXPECT_LE(max_diff(a.energy, b.energy), 1e-10 * std::abs(a.energy.item())) << one_side;
-    EXPECT_LE(max_diff(a.force, b.force), 1e-10) << one_side;
-    EXPECT_LE(max_diff(a.virial, b.virial), 1e-10) << one_side;
+    expect_cpus_outputs(cpu.evaluate(ext), gpu.evaluate(ext), one_side);
   }
 }
