@@ -3,13 +3,55 @@
 #include <cmath>
 #include <string>
 
+#include "measure_by_ops.h"
+
 #include "kernels/measurement.h"
 #include "op_args.h"
 #include "op_samples.h"
+#if defined(SAMPAN_CUDA_KERNELS)
+#include "kernels/measurement_cuda.h"
+#include "run_on_device.h"
+#endif
 
 namespace sampan::quantum {
 
 using namespace op_args;
+
+namespace detail {
+
+namespace {
+Tensor squared_modulus(const Tensor& z) { return add(square(real(z)), square(imag(z))); }
+}  // namespace
+
+std::pair<Tensor, Tensor> measure_by_ops(const Tensor& state, const Tensor& m) {
+  const char* who = "quantum::measure";
+  const bool dm = state.dim() == 2;
+  const Tensor u = mul(as_c128(state), dm ? outer(m, m) : m);
+  const Tensor p_t = sum(dm ? real(diagonal(u)) : squared_modulus(u));
+  const double p = p_t.item();
+  SAMPAN_CHECK(p > 1e-300, ValueError, who, ": the outcome has probability ", p, " (it cannot be post-selected)");
+  return {mul(u, scalar_like(dm ? 1.0 / p : 1.0 / std::sqrt(p), m)), p_t};
+}
+
+Tensor measure_vjp_by_ops(const Tensor& state, const Tensor& g_state, const Tensor& g_prob, const Tensor& m) {
+  const bool dm = state.dim() == 2;
+  const Tensor a = as_c128(state), g = as_c128(g_state);
+  const double gp = cast(g_prob, DType::Float64).item();
+  const Tensor M = dm ? outer(m, m) : m;
+  const double re = sum(real(mul(conj(g), mul(a, M)))).item();
+  Tensor r;
+  if (dm) {
+    const double p = sum(mul(m, real(diagonal(a)))).item(), c = gp - re / (p * p);
+    r = mul(M, mul(g, scalar_like(1.0 / p, m)));
+    r = diagonal_scatter(r, add(diagonal(r), mul(m, scalar_like(c, m))));
+  } else {
+    const double p = sum(mul(m, squared_modulus(a))).item(), sp = std::sqrt(p), c = gp - re / (2 * p * sp);
+    r = mul(m, add(mul(g, scalar_like(1.0 / sp, m)), mul(a, scalar_like(2 * c, m))));
+  }
+  return cast(r, state.dtype());
+}
+
+}  // namespace detail
 
 namespace {
 
@@ -80,6 +122,30 @@ void measure_vjp_cpu(const Tensor& state, const Tensor& g_state, const Tensor& g
   out = cast(r, state.dtype());
 }
 
+#if defined(SAMPAN_CUDA_KERNELS)
+// The GPU twins: measure_by_ops with the projector's diagonal made by a kernel
+// (kernels/measurement_cuda.cu).
+Tensor outcome_mask_on_cuda(const Tensor& state, const IntList& qubits, const IntList& outcome, const char* who) {
+  const auto mq = measured_qubits(TensorSpec(state), qubits, who);
+  const uint64_t b = outcome_index(outcome, static_cast<size_t>(mq.m), who);
+  Tensor m = Tensor::empty({int64_t(1) << mq.n}, DType::Float64, state.device());
+  on_device([&] { kernels::outcome_mask_cuda(mq, b, static_cast<double*>(m.raw_data())); });
+  return m;
+}
+
+void measure_cuda(const Tensor& state, const IntList& qubits, const IntList& outcome, Tensor& post, Tensor& prob) {
+  const auto [p, q] = detail::measure_by_ops(state, outcome_mask_on_cuda(state, qubits, outcome, "quantum::measure"));
+  copy_(post, p);
+  copy_(prob, q);
+}
+
+void measure_vjp_cuda(const Tensor& state, const Tensor& g_state, const Tensor& g_prob, const IntList& qubits,
+                      const IntList& outcome, Tensor& out) {
+  out = detail::measure_vjp_by_ops(state, g_state, g_prob,
+                                   outcome_mask_on_cuda(state, qubits, outcome, "quantum::measure_vjp"));
+}
+#endif
+
 }  // namespace
 
 SAMPAN_OP(quantum, measure)
@@ -99,6 +165,10 @@ SAMPAN_OP(quantum, measure)
                                      TensorSpec{{}, DType::Float64, state.device}};
     })
     .cpu(measure_cpu)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(measure_cuda)
+    .cuda_rounds_differently()  // device sums; |a|^2 as re^2 + im^2
+#endif
     .vjp([](const VjpContext& c) -> Grads {
       if (!c.needs_grad(0)) return Grads(1);
       static OpHandle vjp_op("quantum::measure_vjp");
@@ -125,6 +195,10 @@ SAMPAN_OP(quantum, measure_vjp)
       return TensorSpec{state.shape, state.dtype, state.device};
     })
     .cpu(measure_vjp_cpu)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(measure_vjp_cuda)
+    .cuda_rounds_differently()
+#endif
     .nondifferentiable()
     .dtypes({DType::Complex128, DType::Complex64})
     .sample([] {

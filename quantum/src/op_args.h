@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/measurement_element.h"
 #include "sampan/error.h"
 #include "sampan/op.h"
 #include "sampan/ops.h"
@@ -79,6 +80,21 @@ inline std::vector<int> measured(const IntList& qubits, int n, const char* who) 
   }
   check_qubits(qubits, n, who);
   return std::vector<int>(qubits.begin(), qubits.end());
+}
+
+/// The measured qubits of `state` as the measurement kernels take them (kernels/measurement_element.h).
+inline kernels::MeasuredQubits measured_qubits(const TensorSpec& state, const IntList& qubits, const char* who) {
+  const auto k = state_kind(state, who);
+  const auto q = measured(qubits, k.n, who);
+  kernels::MeasuredQubits mq;
+  mq.n = k.n;
+  mq.m = static_cast<int>(q.size());
+  mq.density_matrix = k.density_matrix;
+  for (int j = 0; j < mq.m; ++j) {
+    mq.q[j] = q[static_cast<size_t>(j)];
+    mq.mask |= uint64_t(1) << mq.q[j];
+  }
+  return mq;
 }
 
 inline uint64_t outcome_index(const IntList& outcome, size_t m, const char* who) {

@@ -44,24 +44,10 @@ void probabilities_vjp_cpu(const Tensor& state, const Tensor& cotangent, const I
 
 #if defined(SAMPAN_CUDA_KERNELS)
 // The GPU twins (kernels/measurement_cuda.cu).
-kernels::MeasuredQubits measured_qubits(const Tensor& state, const IntList& qubits, const char* who) {
-  const auto k = state_kind(TensorSpec(state), who);
-  const auto q = measured(qubits, k.n, who);
-  kernels::MeasuredQubits mq;
-  mq.n = k.n;
-  mq.density_matrix = k.density_matrix;
-  mq.m = static_cast<int>(q.size());
-  for (int j = 0; j < mq.m; ++j) {
-    mq.q[j] = q[static_cast<size_t>(j)];
-    mq.mask |= uint64_t(1) << mq.q[j];
-  }
-  return mq;
-}
-
 using Amp = sampan::kernels::ComplexElement<double>;
 
 void probabilities_cuda(const Tensor& state, const IntList& qubits, Tensor& out) {
-  const auto mq = measured_qubits(state, qubits, "quantum::probabilities");
+  const auto mq = measured_qubits(TensorSpec(state), qubits, "quantum::probabilities");
   const Tensor s = as_c128(state);
   const int64_t parts = static_cast<int64_t>(kernels::marginal_parts(mq.n, mq.m)) << mq.m;
   Tensor scratch = Tensor::empty({parts}, DType::Float64, state.device());
@@ -72,7 +58,7 @@ void probabilities_cuda(const Tensor& state, const IntList& qubits, Tensor& out)
 }
 
 void probabilities_vjp_cuda(const Tensor& state, const Tensor& cotangent, const IntList& qubits, Tensor& out) {
-  const auto mq = measured_qubits(state, qubits, "quantum::probabilities_vjp");
+  const auto mq = measured_qubits(TensorSpec(state), qubits, "quantum::probabilities_vjp");
   const Tensor s = as_c128(state), w = cast(cotangent, DType::Float64).contiguous();
   Tensor g = Tensor::empty(state.shape(), DType::Complex128, state.device());
   on_device([&] {

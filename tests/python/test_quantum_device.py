@@ -1,6 +1,6 @@
 """Circuits on a device: ``Circuit(n, device="cuda")`` simulates its state vector and takes
 expectations and their adjoint gradients on the GPU (quantum/src/circuit_cuda.cpp), with the
-angles on the CPU; probabilities and shots there too, post-selection and density matrices on the
+angles on the CPU; probabilities, shots and post-selection there too, density matrices on the
 CPU. ``sampan quantum run --device cuda`` does the same for a QASM file. Without a GPU: the errors, named before any work; with one:
 the CPU's states, energies, gradients and counts to rounding."""
 import json
@@ -149,7 +149,7 @@ def test_gpu_state_vjp_matches_the_cpu():
 
 
 @needs_gpu
-def test_probabilities_and_shots_of_a_gpu_circuit_run_there_with_the_cpus_numbers():
+def test_measurement_of_a_gpu_circuit_runs_there_with_the_cpus_numbers():
     gpu, cpu = circuit("cuda"), circuit("cpu")
     for qubits in (None, [2, 0], [3]):
         p = gpu.probabilities(qubits)
@@ -163,11 +163,18 @@ def test_probabilities_and_shots_of_a_gpu_circuit_run_there_with_the_cpus_number
         c.probabilities([3])[1].backward()
         grads[name] = c.parameters.grad.numpy().copy()
     np.testing.assert_allclose(grads["cuda"], grads["cpu"], atol=1e-12)
-    # Post-selection runs on the CPU: the post-measurement state comes back there.
+    # Post-selection runs there too, differentiably.
     post, prob = gpu.measure([0], [1])
     want_post, want_prob = cpu.measure([0], [1])
-    np.testing.assert_allclose(post.numpy(), want_post.numpy(), atol=1e-13)
-    assert float(prob) == pytest.approx(float(want_prob), abs=1e-13)
+    assert post.device == "cuda:0"
+    np.testing.assert_allclose(post.cpu().numpy(), want_post.numpy(), atol=1e-13)
+    assert float(prob.cpu()) == pytest.approx(float(want_prob), abs=1e-13)
+    for name, c in (("cuda", gpu), ("cpu", cpu)):
+        c.parameters.grad = None
+        post, prob = c.measure([0], [1])
+        (sp.sum(sp.real(post.cpu() * sp.tensor(np.linspace(-1, 1, 16) + 0.3j))) + prob.cpu()).backward()
+        grads[name] = c.parameters.grad.numpy().copy()
+    np.testing.assert_allclose(grads["cuda"], grads["cpu"], atol=1e-12)
 
 
 @needs_gpu

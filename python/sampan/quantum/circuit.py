@@ -495,14 +495,14 @@ class Circuit(ChannelMixin, ClassicalMixin):
         params, enc, consts = self._device_params()
         return sp.ops.quantum.expectation(params, enc, consts, self.n_qubits, paulis, coeffs)
 
-    def _final_state(self, density_matrix, order=DEFAULT_ORDER, where_it_is=False):
-        # Probabilities and shots of a little-order state vector run where it is (the ops' GPU
-        # twins); post-selection and the big-order relabelling run on the CPU, where a GPU state
-        # comes over once (differentiably).
+    def _final_state(self, density_matrix, order=DEFAULT_ORDER):
+        # The measurement ops run where a little-order state vector is (their GPU twins); the
+        # big-order relabelling of a GPU state runs on the CPU, where it comes over once
+        # (differentiably).
         if self._use_dm(density_matrix):
             return self.density_matrix(order)
         state = self.state(order)
-        return state if where_it_is and order == LITTLE else state.cpu()
+        return state if order == LITTLE else state.cpu()
 
     # ---- measurement (conventions: measurement.py) ----------------------------------------------
     def probabilities(self, qubits=None, density_matrix=None, order=DEFAULT_ORDER):
@@ -510,7 +510,7 @@ class Circuit(ChannelMixin, ClassicalMixin):
         (default: all) in the computational basis; index b = sum_j bit(qubits[j]) 2^j
         (order='big': 2^(m-1-j))."""
         qs = self._qubit_list(qubits)
-        return measurement.probabilities(self._final_state(density_matrix, order, where_it_is=True), qs, order=order)
+        return measurement.probabilities(self._final_state(density_matrix, order), qs, order=order)
 
     def sample(self, shots, qubits=None, seed=None, generator=None, density_matrix=None, format="counts",
                order=DEFAULT_ORDER):
@@ -519,7 +519,7 @@ class Circuit(ChannelMixin, ClassicalMixin):
         sp tensor of outcome integers. Seeded: seed=int (a fresh sp.Generator(seed)) or generator=
         (one draw taken from it); else the default generator."""
         qs = self._qubit_list(qubits)
-        return measurement.sample(self._final_state(density_matrix, order, where_it_is=True), qs, shots, seed,
+        return measurement.sample(self._final_state(density_matrix, order), qs, shots, seed,
                                   generator, format, order=order)
 
     def measure(self, qubits, outcome, density_matrix=None, order=DEFAULT_ORDER):

@@ -32,7 +32,18 @@ __global__ void probabilities_vjp_kernel(const Amp* psi, const double* w, Measur
   SAMPAN_GRID_STRIDE_LOOP(i, n) { out[i] = probabilities_vjp_at(psi, w, mq, static_cast<uint64_t>(i)); }
 }
 
+__global__ void outcome_mask_kernel(MeasuredQubits mq, uint64_t b, double* out) {
+  const int64_t n = static_cast<int64_t>(uint64_t(1) << mq.n);
+  SAMPAN_GRID_STRIDE_LOOP(i, n) { out[i] = outcome_mask_at(mq, b, static_cast<uint64_t>(i)); }
+}
+
 }  // namespace
+
+void outcome_mask_cuda(const MeasuredQubits& mq, uint64_t b, double* out) {
+  const int64_t n = static_cast<int64_t>(uint64_t(1) << mq.n);
+  outcome_mask_kernel<<<cu::blocks_for(n), cu::kThreads>>>(mq, b, out);
+  cu::check(cudaGetLastError(), "outcome_mask_cuda (launch)");
+}
 
 void marginal_probabilities_cuda(const Amp* a, const MeasuredQubits& mq, double* parts, double* p) {
   const uint64_t P = marginal_parts(mq.n, mq.m);

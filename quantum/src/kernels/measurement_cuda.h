@@ -16,6 +16,9 @@ namespace sampan::quantum::kernels {
 void marginal_probabilities_cuda(const sampan::kernels::ComplexElement<double>* a, const MeasuredQubits& mq,
                                  double* parts, double* p);
 
+/// out[i] = outcome_mask_at(mq, b, i) for i < 2^n (float64): the projector of measure's twin.
+void outcome_mask_cuda(const MeasuredQubits& mq, uint64_t b, double* out);
+
 /// probabilities_vjp_at for every element of the state (2^n, or 4^n for a density matrix).
 void probabilities_vjp_cuda(const sampan::kernels::ComplexElement<double>* psi, const double* w,
                             const MeasuredQubits& mq, sampan::kernels::ComplexElement<double>* out);

@@ -75,6 +75,11 @@ SAMPAN_HOST_DEVICE inline double marginal_part(const sampan::kernels::ComplexEle
   return s;
 }
 
+/// The projector's diagonal at basis index i: 1 where i has outcome b, else 0 (outcome_mask).
+SAMPAN_HOST_DEVICE inline double outcome_mask_at(const MeasuredQubits& mq, uint64_t b, uint64_t i) {
+  return outcome_bits(i, mq) == b ? 1.0 : 0.0;
+}
+
 /// probabilities_vjp at element e of the state: 2 w[b(e)] psi_e for a state vector, diag(w[b(i)])
 /// for a density matrix.
 SAMPAN_HOST_DEVICE inline sampan::kernels::ComplexElement<double> probabilities_vjp_at(

@@ -99,10 +99,11 @@ TEST_F(QuantumCuda, RunCircuitOnTheGpuGivesTheCpusEnergyAndCounts) {
 
 // Probabilities of a GPU state are summed there (the 2^m numbers come back), in a fixed
 // partition past 2^15 terms an outcome: the CPU's to rounding, the same bits run to run; their
-// gradient is the CPU's; shots drawn from them are the CPU's.
-TEST_F(QuantumCuda, ProbabilitiesGradientsAndShotsOfAGpuStateAreTheCpus) {
+// gradient is the CPU's; shots drawn from them are the CPU's; post-selection and its gradient
+// run there with the CPU's values to rounding.
+TEST_F(QuantumCuda, MeasurementOfAGpuStateGivesTheCpusNumbers) {
   static OpHandle sv("quantum::statevector"), probs("quantum::probabilities"), pvjp("quantum::probabilities_vjp"),
-      sample("quantum::sample");
+      sample("quantum::sample"), measure("quantum::measure"), measure_vjp("quantum::measure_vjp");
   const Device gpu = Device::parse("cuda");
   for (int n : {kQubits, 18}) {  // 18 qubits, one measured: 2^17 terms an outcome, in parts
     const RandomCircuit c = random_circuit(n, 40, 7);
@@ -119,6 +120,14 @@ TEST_F(QuantumCuda, ProbabilitiesGradientsAndShotsOfAGpuStateAreTheCpus) {
       const Tensor shots_g = to_device(sample(psi_g, q, int64_t(300), int64_t(5), int64_t(0))[0], cpu_device());
       const Tensor shots_c = sample(psi_c, q, int64_t(300), int64_t(5), int64_t(0))[0];
       EXPECT_EQ(std::memcmp(shots_g.raw_data(), shots_c.raw_data(), shots_c.nbytes()), 0) << "shots";
+      if (q.size() != 1) continue;
+      const auto post_g = measure(psi_g, q, std::vector<int64_t>{1}), post_c = measure(psi_c, q, std::vector<int64_t>{1});
+      EXPECT_TRUE(post_g[0].device().is_cuda());
+      expect_close(post_g[0], post_c[0], 1e-13, "post-measurement state");
+      expect_close(post_g[1], post_c[1], 1e-13, "outcome probability");
+      const Tensor gp = scalar_tensor(0.7, DType::Float64), cot = to_device(psi_c, cpu_device()).clone();
+      expect_close(measure_vjp(psi_g, to_device(cot, gpu), to_device(gp, gpu), q, std::vector<int64_t>{1})[0],
+                   measure_vjp(psi_c, cot, gp, q, std::vector<int64_t>{1})[0], 1e-12, "measure_vjp");
     }
   }
 }

@@ -2,7 +2,9 @@
 // measurement_element.h), run on the CPU: the enumeration of the basis states of one outcome, the
 // fixed partition of a large marginal, and every probability and gradient element against the CPU
 // ops (a density matrix's probabilities and both gradients: its bits; a state vector's
-// probabilities: to rounding, libstdc++'s |a|^2 being abs(a)^2).
+// probabilities: to rounding, libstdc++'s |a|^2 being abs(a)^2); and measure's GPU twin, its
+// formulas as ops over the projector's diagonal (measure_by_ops.h), run here on the CPU against
+// the CPU kernels.
 #include <gtest/gtest.h>
 
 #include <complex>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "../../../quantum/src/kernels/measurement_element.h"
+#include "../../../quantum/src/measure_by_ops.h"
 #include "quantum/quantum_test_util.h"
 #include "sampan/op.h"
 #include "sampan/ops.h"
@@ -117,5 +120,36 @@ TEST(QuantumMeasurementElements, ProbabilitiesAndTheirGradientsMatchTheCpuOps) {
         EXPECT_TRUE(v.re == g[e].re && v.im == g[e].im) << e;
       }
     }
+  }
+}
+
+TEST(QuantumMeasurementElements, MeasureAsOpsOverTheMaskIsTheCpuKernel) {
+  const int n = 4;
+  const std::vector<C> psi = quantum::test::random_state(n, 13);
+  const int64_t N = int64_t(1) << n;
+  std::vector<C> rho(static_cast<size_t>(N * N)), g_rho(static_cast<size_t>(N * N)), g_psi(static_cast<size_t>(N));
+  for (int64_t i = 0; i < N; ++i) {
+    g_psi[size_t(i)] = C(0.1 * double(i) - 0.4, 0.05 * double(i % 3));
+    for (int64_t j = 0; j < N; ++j) {
+      rho[size_t(i * N + j)] = psi[size_t(i)] * std::conj(psi[size_t(j)]);
+      g_rho[size_t(i * N + j)] = C(0.02 * double(i - j), 0.01 * double(i + j));
+    }
+  }
+  const std::vector<int> q = {2, 0};
+  const IntList qubits(q.begin(), q.end()), outcome = {1, 0};
+  for (bool dm : {false, true}) {
+    SCOPED_TRACE(dm ? "density matrix" : "state vector");
+    const Tensor state = dm ? complex_tensor(rho, {N, N}) : complex_tensor(psi, {N});
+    const Tensor g_state = dm ? complex_tensor(g_rho, {N, N}) : complex_tensor(g_psi, {N});
+    const qk::MeasuredQubits mq = measured(n, q, dm);
+    Tensor m = Tensor::empty({N}, DType::Float64);
+    for (int64_t i = 0; i < N; ++i) m.data<double>()[i] = qk::outcome_mask_at(mq, 1, uint64_t(i));  // q2 = 1, q0 = 0
+    const auto want = call_op("quantum::measure", {state, qubits, outcome});
+    const auto [post, prob] = quantum::detail::measure_by_ops(state, m);
+    EXPECT_NEAR(prob.item(), want[1].item(), 1e-15);
+    EXPECT_LE(amax(abs(sub(post, want[0]))).item(), 1e-14);
+    const Tensor gp = from_vector({0.7}, {});
+    const Tensor want_grad = call_op("quantum::measure_vjp", {state, g_state, gp, qubits, outcome})[0];
+    EXPECT_LE(amax(abs(sub(quantum::detail::measure_vjp_by_ops(state, g_state, gp, m), want_grad))).item(), 1e-13);
   }
 }
