@@ -4,8 +4,10 @@
 // mul over 2^28 float32 (dense, a row broadcast, a transposed operand); sums of 2^28 float32 (all,
 // rows, columns), exp, a perceptron's training step; matmul against cuBLAS called directly; a message-passing
 // batch of 100,000 nodes x 256 features and 400,000 edges; DeePMD's se_e2_a ops for 12,288 centres
-// x 138 slots (sel 46 + 92, 15% empty), the size of the replicated 12,000-atom water box; a dense
-// 1-qubit gate on a 30-qubit complex128 state at four targets.
+// x 138 slots (sel 46 + 92, 15% empty), the size of the replicated 12,000-atom water box, and a
+// compressed model's tabulated_contract at that size; a dense 1-qubit gate on a 30-qubit
+// complex128 state at four targets, and that state's probabilities of 1 and 10 qubits against
+// copying it to the host; float16 and bfloat16 matmul (autocast's products) against float32.
 //
 //   build/bench/gpu_ops_bench [REPEATS]      (prints the reason and exits 0 where there is no GPU)
 //
@@ -183,6 +185,15 @@ int main(int argc, char** argv) {
     cases.push_back({"prod_virial_se_a", slots * (4 + 12 + 3) * 8.0 + slots * 8.0 + nall * 9 * 8.0,
                      [nall](const std::vector<Tensor>& a) { (void)virial(a[0], a[1], a[2], a[3], nall); },
                      {net_deriv, em[1], em[2], nlist}});
+    // A compressed model's fused contraction (water's table: 1,287 intervals x 6 x M = 100).
+    static OpHandle contract("deepmd::tabulated_contract");
+    const int64_t intervals = 1287, M = 100;
+    Tensor table = uniform({intervals, 6, M}, -1.0, 1.0, DType::Float64, &gen);
+    Tensor X = uniform({nloc, nnei, 4}, -1.0, 1.0, DType::Float64, &gen);
+    Tensor s = uniform({nloc, nnei}, 0.0, 2.0, DType::Float64, &gen);
+    cases.push_back({"tabulated_contract M=100", slots * (4 + 1) * 8.0 + nloc * 4 * M * 8.0,
+                     [](const std::vector<Tensor>& a) { (void)contract(a[0], a[1], a[2], 0.0, 1.2, 0.01, 0.1, int64_t{0}); },
+                     {X, s, table}});
   }
 #endif
   for (const Case& c : cases) report(c, repeats, copy_bandwidth, all_threads);
@@ -212,6 +223,22 @@ int main(int argc, char** argv) {
       std::printf("target %-19d %10.1f %10.3f %8.1fx %9.0f %7.2f\n", t, cpu * 1e3, gpu * 1e3, cpu / gpu, bw / 1e9,
                   bw / copy_bandwidth);
     }
+    // Measurement: the probabilities of 1 and of 10 qubits summed on the GPU (16 GiB read), and
+    // what it replaced, the state copied to the host (copy only, the CPU's sum not counted).
+    static OpHandle probabilities("quantum::probabilities");
+    std::printf("\n%-26s %10s %9s %7s\n", "probabilities, 30 qubits", "GPU ms", "GPU GB/s", "/copy");
+    for (const std::vector<int64_t>& q : std::vector<std::vector<int64_t>>{{0}, {0, 3, 6, 9, 12, 15, 18, 21, 24, 27}}) {
+      auto run = [&] {
+        (void)probabilities(psi, q);
+        cuda::synchronize();
+      };
+      run();
+      const double gpu = min_time(repeats, run), bw = static_cast<double>(psi.nbytes()) / gpu;
+      std::printf("%2zu measured qubit(s)        %10.3f %9.0f %7.2f\n", q.size(), gpu * 1e3, bw / 1e9,
+                  bw / copy_bandwidth);
+    }
+    const double to_host = min_time(2, [&] { (void)to_device(psi, cpu_device()); });
+    std::printf("the state copied to the host %8.1f ms (the old path's copy alone)\n", to_host * 1e3);
   }
 #endif
 #if defined(SAMPAN_BENCH_CUBLAS)
@@ -249,6 +276,27 @@ int main(int argc, char** argv) {
     }
   }
   cublasDestroy(handle);
+  // The 16-bit products of autocast: cublasGemmEx with float32 accumulation, against float32.
+  std::printf("\n%-26s %12s %12s %8s\n", "matmul n x n x n", "16-bit TF/s", "float32 TF/s", "speed-up");
+  for (DType dt : {DType::Float16, DType::BFloat16}) {
+    for (int64_t n : {4096, 8192}) {
+      Tensor a = to_device(randn({n, n}, DType::Float32, &gen), kGpu), b = to_device(randn({n, n}, DType::Float32, &gen), kGpu);
+      Tensor ah = a.to(dt), bh = b.to(dt);
+      auto low = [&] {
+        (void)matmul(ah, bh);
+        cuda::synchronize();
+      };
+      auto full = [&] {
+        (void)matmul(a, b);
+        cuda::synchronize();
+      };
+      low();
+      full();
+      const double flops = 2.0 * n * n * n, t_low = min_time(repeats, low), t_full = min_time(repeats, full);
+      std::printf("%-9s %-16lld %12.1f %12.1f %8.2f\n", dtype_name(dt), static_cast<long long>(n), flops / t_low / 1e12,
+                  flops / t_full / 1e12, t_full / t_low);
+    }
+  }
 #endif
   return 0;
 }
