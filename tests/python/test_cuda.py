@@ -422,6 +422,8 @@ def test_complex_parts_pow_sign_products_and_masked_fill_on_the_gpu():
     np.testing.assert_allclose(sp.pow(sp.abs(x).cuda(), sp.tensor(im).cuda()).cpu().numpy(),
                                sp.pow(sp.abs(x), sp.tensor(im)).numpy(), rtol=1e-15)
     w_cpu = sp.complex(sp.tensor(im), sp.tensor(re))  # complex exp, log and pow: glibc's to rounding
+    for dt in ("complex128", "complex64"):  # division: std::complex's bits (Smith's algorithm)
+        same(sp.div(z_gpu.to(dt), w_cpu.cuda().to(dt)).cpu().numpy(), sp.div(z_cpu.to(dt), w_cpu.to(dt)).numpy())
     for got, want in ((sp.exp(z_gpu), sp.exp(z_cpu)), (sp.log(z_gpu), sp.log(z_cpu)),
                       (sp.pow(z_gpu, w_cpu.cuda()), sp.pow(z_cpu, w_cpu)),
                       (sp.pow(z_gpu.to("complex64"), w_cpu.cuda().to("complex64")),

@@ -2,9 +2,9 @@
 // with host+device arithmetic, since std::complex's operators are not device functions. The
 // kernels read complex64/complex128 buffers through it. Negation, sums and differences are the CPU's; the
 // product is (ac - bd) + (ad + bc)i, what std::complex gives for finite values (its special
-// handling only changes results that are NaN in both parts). Division is left out: std::complex
-// scales to avoid overflow, and a twin must give its bits. tests/cpp/framework/strided_layout_test.cpp
-// compares these operators with std::complex on the CPU.
+// handling only changes results that are NaN in both parts). Division is left out here (the
+// framework's kernels divide by Smith's algorithm, framework/src/kernels/binary_element.h).
+// tests/cpp/framework/strided_layout_test.cpp compares these operators with std::complex on the CPU.
 #pragma once
 
 #include "sampan/host_device.h"

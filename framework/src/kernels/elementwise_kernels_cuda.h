@@ -12,7 +12,7 @@ namespace sampan::kernels {
 
 /// out = F{}(x, y) elementwise (F: AddElement ... DivElement of binary_element.h or
 /// ReluBackwardElement of unary_element.h; T: float,
-/// double, int32_t, int64_t, and for Add, Sub, Mul and PowReal ComplexElement<float> and <double> of
+/// double, int32_t, int64_t, and for Add, Sub, Mul, Div and PowReal ComplexElement<float> and <double> of
 /// complex_element.h). out may be x or y (the in-place ops). Asynchronous on the default stream,
 /// as the ops that follow it.
 template <class F, class T>

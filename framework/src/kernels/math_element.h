@@ -17,12 +17,6 @@
 
 namespace sampan::kernels {
 
-#if defined(__CUDA_ARCH__)
-#define SAMPAN_MATH(f) ::f
-#else
-#define SAMPAN_MATH(f) std::f
-#endif
-
 constexpr double kSqrtHalf = 0.70710678118654752440;  // 1 / sqrt(2)
 
 // The device's complex exp and log (principal branch): e^re (cos im + i sin im) and

@@ -22,11 +22,13 @@
 namespace sampan::detail {
 
 // The functions instantiated for complex elements too (elementwise_kernels.cu): those whose
-// complex arithmetic gives std::complex's bits (division does not: it scales), and exp, log and
-// pow (to rounding, as their ops declare; kernels/math_element.h).
+// complex arithmetic gives std::complex's bits (division: away from overflow and underflow,
+// kernels/binary_element.h), and exp, log and pow (to rounding, as their ops declare;
+// kernels/math_element.h).
 template <class F>
 constexpr bool kComplexOnCuda = std::is_same_v<F, kernels::AddElement> || std::is_same_v<F, kernels::SubElement> ||
-                                std::is_same_v<F, kernels::MulElement> || std::is_same_v<F, kernels::NegElement> ||
+                                std::is_same_v<F, kernels::MulElement> || std::is_same_v<F, kernels::DivElement> ||
+                                std::is_same_v<F, kernels::NegElement> ||
                                 std::is_same_v<F, kernels::SquareElement> || std::is_same_v<F, kernels::ConjElement> ||
                                 std::is_same_v<F, kernels::ExpElement> || std::is_same_v<F, kernels::LogElement> ||
                                 std::is_same_v<F, kernels::PowRealElement>;

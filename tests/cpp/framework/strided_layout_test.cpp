@@ -8,6 +8,8 @@
 #include <complex>
 #include <cstring>
 #include <functional>
+#include <limits>
+#include <random>
 #include <vector>
 
 #include "sampan/op.h"
@@ -148,7 +150,45 @@ TEST(StridedLayout, TheDevicesComplexArithmeticGivesStdComplexsBits) {
     check(kernels::AddElement{}, add);
     check(kernels::SubElement{}, sub);
     check(kernels::MulElement{}, mul);
+    check(kernels::DivElement{}, div);
   }
+}
+
+// The device's complex division (Smith's algorithm with Annex G's recovery) against std::complex
+// (GCC's __divdc3 / __divsc3): the same bits for 200,000 pairs whose parts span e^-30 .. e^30, and
+// the same infinities, zeros and NaNs for divisors and dividends that are zero or infinite.
+TEST(StridedLayout, TheDevicesComplexDivisionGivesStdComplexsBits) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-1, 1), e(-30, 30);
+  auto part = [&] { return u(rng) * std::exp(e(rng)); };
+  int64_t differ = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const std::complex<double> a(part(), part()), b(part(), part()), q = a / b;
+    const kernels::ComplexElement<double> g = kernels::DivElement{}(kernels::ComplexElement<double>{a.real(), a.imag()},
+                                                                    kernels::ComplexElement<double>{b.real(), b.imag()});
+    const std::complex<float> af(a), bf(static_cast<float>(b.real()) == 0 ? 1.0f : static_cast<float>(b.real()),
+                                         static_cast<float>(b.imag()));
+    const std::complex<float> qf = af / bf;
+    const kernels::ComplexElement<float> gf = kernels::DivElement{}(kernels::ComplexElement<float>{af.real(), af.imag()},
+                                                                    kernels::ComplexElement<float>{bf.real(), bf.imag()});
+    differ += std::memcmp(&g, &q, sizeof(q)) != 0;
+    differ += std::memcmp(&gf, &qf, sizeof(qf)) != 0;
+  }
+  EXPECT_EQ(differ, 0);
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  const std::complex<double> special[] = {{0, 0}, {1, -2}, {inf, 1}, {-inf, inf}, {1, nan}, {0, inf}, {3, 0}};
+  for (const auto& a : special)
+    for (const auto& b : special) {
+      const std::complex<double> q = a / b;
+      const auto g = kernels::DivElement{}(kernels::ComplexElement<double>{a.real(), a.imag()},
+                                           kernels::ComplexElement<double>{b.real(), b.imag()});
+      for (auto [got, want] : {std::pair{g.re, q.real()}, std::pair{g.im, q.imag()}}) {
+        SCOPED_TRACE(std::to_string(a.real()) + "," + std::to_string(a.imag()) + " / " + std::to_string(b.real()) +
+                     "," + std::to_string(b.imag()));
+        EXPECT_EQ(std::isnan(got), std::isnan(want));
+        if (!std::isnan(want)) EXPECT_EQ(got, want);
+      }
+    }
 }
 
 // exp, log and pow of the device's complex elements (kernels/math_element.h: e^re (cos + i sin),
