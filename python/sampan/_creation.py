@@ -203,7 +203,8 @@ def arange(start, end=None, step=1, dtype=None, requires_grad=False, device=None
     if dtype is None:
         integral = all(isinstance(v, numbers.Integral) for v in (start, end, step))
         dtype = _C.int64 if integral else _C.float32
-    t = place(_arange(float(start), float(end), float(step), _C.dtype(dtype).name), device, "arange")
+    # made where asked: the op's device attribute (its CUDA kernel on a GPU)
+    t = _arange(float(start), float(end), float(step), _C.dtype(dtype).name, device_argument(device, "arange") or "cpu")
     if requires_grad:
         t.requires_grad_(True)
     return t

@@ -272,6 +272,16 @@ def test_a_perceptron_trains_under_float16_autocast_on_the_gpu_as_on_the_cpu():
 
 
 @needs_gpu
+def test_arange_linspace_and_eye_are_made_on_the_gpu_with_the_cpus_bits():
+    for got, want in ((sp.arange(-2.5, 4, 0.75, device="cuda"), sp.arange(-2.5, 4, 0.75)),
+                      (sp.arange(7, device="cuda"), sp.arange(7)),
+                      (sp.linspace(-1.0, 3.0, 9, device="cuda"), sp.linspace(-1.0, 3.0, 9)),
+                      (sp.eye(3, 4, "float64", device="cuda"), sp.eye(3, 4, "float64"))):
+        assert got.device == "cuda:0"
+        np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+
+
+@needs_gpu
 def test_comparisons_where_clamp_and_scatters_on_the_gpu_give_the_cpus_bits():
     rng = np.random.default_rng(13)
     x = rng.standard_normal((4, 6))

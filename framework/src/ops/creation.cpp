@@ -6,6 +6,12 @@
 #include "sampan/ops.h"
 #include "elementwise_support.h"
 #include "sample_support.h"
+#include "../kernels/creation_element.h"
+#if defined(SAMPAN_CUDA_KERNELS)
+#include "cuda_support.h"
+#include "device_elements.h"
+#include "../kernels/creation_kernels_cuda.h"
+#endif
 
 using namespace sampan::op_samples;  // the samples' f64, c128, IntList
 
@@ -30,6 +36,25 @@ int64_t arange_length(double start, double end, double step) {
   return n > 0 ? static_cast<int64_t>(n) : 0;
 }
 
+// out[i] = element i of an index-made op (kernels/creation_element.h), converted as every cast.
+template <class F> void fill_by_index(Tensor& out, const char* op, F f) {
+  visit_all(out.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = out.data<T>();
+    for (int64_t i = 0; i < out.numel(); ++i) p[i] = detail::convert_value<T>(f(i));
+  });
+}
+
+#if defined(SAMPAN_CUDA_KERNELS)
+// The same on the GPU (kernels/creation_kernels.cu).
+template <class F> void fill_by_index_on_cuda(Tensor& out, const char* op, F f) {
+  detail::visit_storage_element(out.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    cuda_support::run_device([&] { kernels::index_values_cuda<T, F>(static_cast<T*>(out.raw_data()), out.numel(), f); });
+  });
+}
+#endif
+
 }  // namespace
 
 SAMPAN_OP(core, full)
@@ -47,68 +72,63 @@ SAMPAN_OP(core, full)
     .samples([] { return std::vector<Values>{{IntList{2, 2}, 1.5, std::string("float32")}}; });
 
 SAMPAN_OP(core, arange)
-    .doc("Values from `start` to `end` (exclusive) by `step`.")
-    .args("start", "end", "step", "dtype")
-    .defaults({{"step", 1.0}, {"dtype", "int64"}})
+    .doc("Values from `start` to `end` (exclusive) by `step`, made on `device`.")
+    .args("start", "end", "step", "dtype", "device")
+    .defaults({{"step", 1.0}, {"dtype", "int64"}, {"device", "cpu"}})
     .outputs("out")
-    .shape([](double start, double end, double step, const std::string& dtype) {
-      return TensorSpec{{arange_length(start, end, step)}, dtype_from_name(dtype)};
+    .shape([](double start, double end, double step, const std::string& dtype, const std::string& device) {
+      return TensorSpec{{arange_length(start, end, step)}, dtype_from_name(dtype), Device::parse(device)};
     })
-    .cpu([](double start, double, double step, const std::string&, Tensor& out) {
-      visit_real(out.dtype(), "core::arange", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        T* p = out.data<T>();
-        for (int64_t i = 0; i < out.numel(); ++i) p[i] = static_cast<T>(start + static_cast<double>(i) * step);
-      });
+    .cpu([](double start, double, double step, const std::string&, const std::string&, Tensor& out) {
+      fill_by_index(out, "core::arange", kernels::ArangeValue{start, step});
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](double start, double, double step, const std::string&, const std::string&, Tensor& out) {
+      fill_by_index_on_cuda(out, "core::arange", kernels::ArangeValue{start, step});
+    })
+#endif
     .nondifferentiable()
-    .samples([] { return std::vector<Values>{{0.0, 5.0, 1.5, std::string("float64")}}; });
+    .samples([] { return std::vector<Values>{{0.0, 5.0, 1.5, std::string("float64"), std::string("cpu")}}; });
 
 SAMPAN_OP(core, linspace)
-    .doc("`steps` values evenly spaced from `start` to `end`, both included.")
-    .args("start", "end", "steps", "dtype")
-    .defaults({{"dtype", "float32"}})
+    .doc("`steps` values evenly spaced from `start` to `end`, both included, made on `device`.")
+    .args("start", "end", "steps", "dtype", "device")
+    .defaults({{"dtype", "float32"}, {"device", "cpu"}})
     .outputs("out")
-    .shape([](double, double, int64_t steps, const std::string& dtype) {
+    .shape([](double, double, int64_t steps, const std::string& dtype, const std::string& device) {
       SAMPAN_CHECK(steps >= 0, ValueError, "linspace: steps must be >= 0, got ", steps);
-      return TensorSpec{{steps}, dtype_from_name(dtype)};
+      return TensorSpec{{steps}, dtype_from_name(dtype), Device::parse(device)};
     })
-    .cpu([](double start, double end, int64_t steps, const std::string&, Tensor& out) {
-      visit_all(out.dtype(), "core::linspace", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        T* p = out.data<T>();
-        const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
-        // The second half counts back from `end`, so both ends are exact and the spacing is
-        // symmetric (as NumPy and PyTorch do).
-        for (int64_t i = 0; i < steps; ++i) {
-          double v = (steps == 1 || i < steps / 2) ? start + step * static_cast<double>(i) : end - step * static_cast<double>(steps - 1 - i);
-          p[i] = detail::convert_value<T>(v);
-        }
-      });
+    .cpu([](double start, double end, int64_t steps, const std::string&, const std::string&, Tensor& out) {
+      fill_by_index(out, "core::linspace", kernels::LinspaceValue{start, end, steps});
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](double start, double end, int64_t steps, const std::string&, const std::string&, Tensor& out) {
+      fill_by_index_on_cuda(out, "core::linspace", kernels::LinspaceValue{start, end, steps});
+    })
+#endif
     .nondifferentiable()
-    .samples([] { return std::vector<Values>{{0.0, 1.0, int64_t(5), std::string("float64")}}; });
+    .samples([] { return std::vector<Values>{{0.0, 1.0, int64_t(5), std::string("float64"), std::string("cpu")}}; });
 
 SAMPAN_OP(core, eye)
-    .doc("An n x m matrix with ones on the main diagonal (m = -1: square).")
-    .args("n", "m", "dtype")
-    .defaults({{"m", -1}, {"dtype", "float32"}})  // m = -1: square
+    .doc("An n x m matrix with ones on the main diagonal (m = -1: square), made on `device`.")
+    .args("n", "m", "dtype", "device")
+    .defaults({{"m", -1}, {"dtype", "float32"}, {"device", "cpu"}})  // m = -1: square
     .outputs("out")
-    .shape([](int64_t n, int64_t m, const std::string& dtype) {
+    .shape([](int64_t n, int64_t m, const std::string& dtype, const std::string& device) {
       if (n < 0 || m < -1) SAMPAN_THROW(ValueError, "eye: sizes must be >= 0, got n = ", n, ", m = ", m);
-      return TensorSpec{{n, m < 0 ? n : m}, dtype_from_name(dtype)};
+      return TensorSpec{{n, m < 0 ? n : m}, dtype_from_name(dtype), Device::parse(device)};
     })
-    .cpu([](int64_t, int64_t, const std::string&, Tensor& out) {
-      fill_kernel({}, 0.0, "", out);
-      visit_all(out.dtype(), "core::eye", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        T* p = out.data<T>();
-        const int64_t rows = out.shape()[0], cols = out.shape()[1];
-        for (int64_t i = 0; i < std::min(rows, cols); ++i) p[i * cols + i] = detail::convert_value<T>(1.0);
-      });
+    .cpu([](int64_t, int64_t, const std::string&, const std::string&, Tensor& out) {
+      fill_by_index(out, "core::eye", kernels::EyeValue{std::max<int64_t>(out.shape()[1], 1)});
     })
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](int64_t, int64_t, const std::string&, const std::string&, Tensor& out) {
+      fill_by_index_on_cuda(out, "core::eye", kernels::EyeValue{std::max<int64_t>(out.shape()[1], 1)});
+    })
+#endif
     .nondifferentiable()
-    .samples([] { return std::vector<Values>{{int64_t(3), int64_t(2), std::string("float32")}}; });
+    .samples([] { return std::vector<Values>{{int64_t(3), int64_t(2), std::string("float32"), std::string("cpu")}}; });
 
 SAMPAN_OP(core, one_hot)
     .doc("out[..., c] = 1 where c == index[...] else 0, int64 with shape index.shape + "
@@ -183,9 +203,9 @@ Tensor ones_like(const Tensor& t) { return ones(t.shape(), t.dtype(), t.device()
 Tensor full_like(const Tensor& t, double value) { return full(t.shape(), value, t.dtype(), t.device()); }
 Tensor scalar_tensor(double value, DType dtype, Device device) { return full({}, value, dtype, device); }
 
-Tensor arange(double start, double end, double step, DType dtype, Device) {
+Tensor arange(double start, double end, double step, DType dtype, Device device) {
   static OpHandle op("core::arange");
-  return op(start, end, step, std::string(dtype_name(dtype)))[0];
+  return op(start, end, step, std::string(dtype_name(dtype)), device.str())[0];
 }
 
 Tensor linspace(double start, double end, int64_t steps, DType dtype) {

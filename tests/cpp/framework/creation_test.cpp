@@ -2,8 +2,14 @@
 // existing full/arange helpers.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <functional>
+
 #include "sampan/ops.h"
 #include "sampan/testing/check_op.h"
+#include "../../../framework/src/kernels/convert_element.h"
+#include "../../../framework/src/kernels/creation_element.h"
+#include "../../../framework/src/ops/device_elements.h"
 
 using namespace sampan;
 
@@ -67,5 +73,34 @@ TEST(Creation, CheckOp) {
            {"core::one_hot", {from_vector({2, 0, 1}, {3}, DType::Int64), int64_t(4)}}}) {
     auto r = check_op(name, args);
     EXPECT_TRUE(r.ok) << name << ": " << r.summary();
+  }
+}
+
+// arange, linspace and eye as their CUDA kernel computes them (kernels/creation_element.h's value
+// of element i through convert_element, over the element types visit_storage_element picks) give
+// the CPU ops' bits in every dtype, half precision and complex included.
+TEST(Creation, TheGpuBodiesOfTheIndexMadeOpsGiveTheCpusBits) {
+  const std::vector<DType> dtypes = {DType::Bool,     DType::Int32,   DType::Int64,     DType::Float16,   DType::BFloat16,
+                                     DType::Float32,  DType::Float64, DType::Complex64, DType::Complex128};
+  for (DType d : dtypes) {
+    SCOPED_TRACE(dtype_name(d));
+    const std::string name = dtype_name(d);
+    struct Case {
+      Tensor want;
+      std::function<double(int64_t)> value;
+    };
+    const std::vector<Case> cases = {
+        {call_op("core::arange", {-2.5, 4.0, 0.75, name, std::string("cpu")})[0], kernels::ArangeValue{-2.5, 0.75}},
+        {call_op("core::linspace", {-1.0, 3.0, int64_t(9), name, std::string("cpu")})[0],
+         kernels::LinspaceValue{-1.0, 3.0, 9}},
+        {call_op("core::eye", {int64_t(3), int64_t(4), name, std::string("cpu")})[0], kernels::EyeValue{4}}};
+    for (const Case& c : cases) {
+      Tensor got = Tensor::empty(c.want.shape(), d);
+      detail::visit_storage_element(d, "test", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        for (int64_t i = 0; i < got.numel(); ++i) static_cast<T*>(got.raw_data())[i] = kernels::convert_element<T>(c.value(i));
+      });
+      EXPECT_EQ(std::memcmp(got.raw_data(), c.want.raw_data(), c.want.nbytes()), 0);
+    }
   }
 }

@@ -456,3 +456,24 @@ TEST(CudaDevice, HalfPrecisionAndAutocastRunOnTheGpu) {
     EXPECT_LE(worst_difference(gpu[k], cpu[k]), 0.01) << "result " << k;
   }
 }
+
+// arange, linspace and eye made on the device (their `device` attribute): the CPU's bits.
+TEST(CudaDevice, IndexMadeTensorsAreMadeOnTheDeviceWithTheCpusBits) {
+  SKIP_WITHOUT_GPU();
+  for (DType d : {DType::Int64, DType::Float16, DType::Float32, DType::Float64, DType::Complex128}) {
+    const std::string name = dtype_name(d);
+    const Tensor a = arange(-2.5, 4.0, 0.75, d, kGpu);
+    EXPECT_EQ(a.device(), kGpu);
+    EXPECT_TRUE(same_bytes(to_device(a, cpu_device()), arange(-2.5, 4.0, 0.75, d))) << name;
+    for (const char* op : {"core::linspace", "core::eye"}) {
+      const Values args = std::string(op) == "core::eye" ? Values{int64_t(3), int64_t(4), name}
+                                                          : Values{-1.0, 3.0, int64_t(9), name};
+      Values on_gpu = args, on_cpu = args;
+      on_gpu.push_back(kGpu.str());
+      on_cpu.push_back(std::string("cpu"));
+      const Tensor g = call_op(find_op(op), on_gpu)[0];
+      EXPECT_EQ(g.device(), kGpu) << op;
+      EXPECT_TRUE(same_bytes(to_device(g, cpu_device()), call_op(find_op(op), on_cpu)[0])) << op << " " << name;
+    }
+  }
+}
