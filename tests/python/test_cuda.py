@@ -272,6 +272,16 @@ def test_a_perceptron_trains_under_float16_autocast_on_the_gpu_as_on_the_cpu():
 
 
 @needs_gpu
+def test_bernoulli_of_gpu_probabilities_draws_the_cpus_bits_there():
+    p = sp.rand(64, 3)
+    got = sp.bernoulli(p.cuda(), generator=sp.Generator(4))
+    assert got.device == "cuda:0"
+    np.testing.assert_array_equal(got.cpu().numpy(), sp.bernoulli(p, generator=sp.Generator(4)).numpy())
+    with pytest.raises(ValueError, match="at element 2"):
+        sp.bernoulli(sp.tensor([0.1, 0.5, 1.5]).cuda())
+
+
+@needs_gpu
 def test_arange_linspace_and_eye_are_made_on_the_gpu_with_the_cpus_bits():
     for got, want in ((sp.arange(-2.5, 4, 0.75, device="cuda"), sp.arange(-2.5, 4, 0.75)),
                       (sp.arange(7, device="cuda"), sp.arange(7)),

@@ -184,6 +184,25 @@ SAMPAN_OP(core, randint)
     .samples([] { return std::vector<Values>{{int64_t(-2), int64_t(9), IntList{4}, std::string("int64"), int64_t(5), int64_t(2), std::string("cpu")},
                                              {int64_t(0), int64_t(3), IntList{5}, std::string("int32"), int64_t(1), int64_t(7), std::string("cpu")}}; });
 
+namespace {
+// 1 where core::rand's float64 sample of (seed, offset) is below p, as ops on p's device (so one
+// definition for both devices: rand's twin draws the CPU's bits, the comparison is exact). The
+// first probability outside [0, 1] (or NaN) is named, with its element.
+void bernoulli_kernel(const Tensor& p, int64_t seed, int64_t offset, Tensor& out) {
+  const Tensor pc = contiguous(cast(p, DType::Float64));
+  const Tensor inside = logical_and(ge(pc, scalar_like(0.0, pc)), le(pc, scalar_like(1.0, pc)));
+  const Tensor outside = reshape(logical_not(inside), {-1});
+  if (pc.numel() > 0 && sum(outside).item() > 0) {
+    const int64_t i = static_cast<int64_t>(argmax(cast(outside, DType::Int64)).item());
+    SAMPAN_THROW(ValueError, "bernoulli: probabilities must lie in [0, 1], got ",
+                 std::to_string(select(reshape(pc, {-1}), 0, i).item()), " at element ", i);
+  }
+  static OpHandle rand_op("core::rand");
+  const Tensor u = rand_op(pc.shape(), std::string("float64"), seed, offset, p.device().str())[0];
+  copy_(out, lt(u, pc));
+}
+}  // namespace
+
 SAMPAN_OP(core, bernoulli)
     .doc("1 with probability p, else 0, elementwise (p in [0, 1]; the result has p's shape and "
          "dtype), from draw (seed, offset).")
@@ -194,23 +213,10 @@ SAMPAN_OP(core, bernoulli)
       if (!is_floating(p.dtype)) SAMPAN_THROW(TypeError, "bernoulli: p must be floating, got ", dtype_name(p.dtype));
       return p;
     })
-    .cpu([](const Tensor& p, int64_t seed, int64_t offset, Tensor& out) {
-      Tensor pc = contiguous(cast(p, DType::Float64));
-      const double* pp = pc.data<double>();
-      for (int64_t i = 0; i < pc.numel(); ++i)
-        SAMPAN_CHECK(pp[i] >= 0.0 && pp[i] <= 1.0, ValueError,
-                     "bernoulli: probabilities must lie in [0, 1], got ", std::to_string(pp[i]), " at element ", i);
-      Tensor r = Tensor::empty(out.shape(), DType::Float64);
-      const uint64_t s = as_u64(seed), o = as_u64(offset);
-      double* rp = r.data<double>();
-      const int64_t n = r.numel();
-#pragma omp parallel for if (n > kernels::kParallelGrain / 16) schedule(static)
-      for (int64_t i = 0; i < n; ++i) {
-        auto b = kernels::random_block(s, o, static_cast<uint64_t>(i));
-        rp[i] = kernels::uniform_double(kernels::bits64(b[0], b[1])) < pp[i] ? 1.0 : 0.0;
-      }
-      copy_(out, r);
-    })
+    .cpu(bernoulli_kernel)
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda(bernoulli_kernel)  // the same ops, on the GPU: rand's draw there is the CPU's
+#endif
     .samples([] { return std::vector<Values>{{full({2, 2}, 0.5, DType::Float64), int64_t(5), int64_t(3)}}; });
 
 SAMPAN_OP(core, dropout_mask)

@@ -10,6 +10,7 @@
 
 #include "sampan/ops.h"
 #include "sampan/testing/check_op.h"
+#include "../thrown_message.h"
 #include "../../../framework/src/kernels/philox.h"
 
 using namespace sampan;
@@ -192,4 +193,16 @@ TEST(Random, CheckOp) {
     auto r = check_op(name, args);
     EXPECT_TRUE(r.ok) << name << ": " << r.summary();
   }
+}
+
+// bernoulli is rand's float64 draw of the same (seed, offset) below p (what lets its GPU twin be
+// the same ops), and a probability outside [0, 1] or NaN is named with its element.
+TEST(Random, BernoulliIsRandsDrawBelowPAndNamesTheFirstBadProbability) {
+  Generator g1(9), g2(9);
+  const Tensor p = rand({7, 5}, DType::Float32);
+  const Tensor b = bernoulli(p, &g1), u = rand({7, 5}, DType::Float64, &g2);
+  EXPECT_EQ(b.dtype(), DType::Float32);
+  EXPECT_EQ(values(b), values(lt(u, p.to(DType::Float64)).to(DType::Float32)));
+  const std::string bad = test::thrown_message([] { (void)bernoulli(from_vector({0.2, std::nan(""), 1.5}, {3})); });
+  EXPECT_NE(bad.find("probabilities must lie in [0, 1], got nan at element 1"), std::string::npos) << bad;
 }
