@@ -13,7 +13,6 @@ import numbers
 from . import _C
 from ._ops import function as op_function
 from ._C import Generator
-from ._creation import place as _place
 from ._device import device_argument as _device_argument
 
 default_generator = _C.default_generator()
@@ -86,7 +85,7 @@ def randperm(n, dtype=None, generator=None, device=None):
     """A random permutation of 0 .. n-1 (int64 unless ``dtype``)."""
     device = _device_argument(device, "randperm")
     seed, offset = draw(generator)
-    return _place(_op("randperm")(int(n), _C.dtype(dtype or _C.int64).name, seed, offset), device, "randperm")
+    return _op("randperm")(int(n), _C.dtype(dtype or _C.int64).name, seed, offset, device or "cpu")
 
 
 def bernoulli(p, generator=None):

@@ -272,6 +272,14 @@ def test_a_perceptron_trains_under_float16_autocast_on_the_gpu_as_on_the_cpu():
 
 
 @needs_gpu
+def test_randperm_on_the_gpu_is_the_cpus_permutation():
+    for n in (1, 17, 5000):
+        got = sp.randperm(n, generator=sp.Generator(8), device="cuda")
+        assert got.device == "cuda:0"
+        np.testing.assert_array_equal(got.cpu().numpy(), sp.randperm(n, generator=sp.Generator(8)).numpy())
+
+
+@needs_gpu
 def test_bernoulli_of_gpu_probabilities_draws_the_cpus_bits_there():
     p = sp.rand(64, 3)
     got = sp.bernoulli(p.cuda(), generator=sp.Generator(4))

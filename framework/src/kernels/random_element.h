@@ -31,6 +31,11 @@ template <class T> struct DropoutElement {
   SAMPAN_HOST_DEVICE T operator()(const PhiloxBlock& b) const { return words(b[0], b[1]); }
 };
 
+/// core::randperm: each position's 64-bit sort key, words 0 and 1.
+struct PermutationKeyElement {
+  SAMPAN_HOST_DEVICE uint64_t operator()(const PhiloxBlock& b) const { return bits64(b[0], b[1]); }
+};
+
 /// core::randn: Box-Muller in float64, rounded once for float32.
 template <class T> struct NormalElement {
   SAMPAN_HOST_DEVICE T operator()(const PhiloxBlock& b) const { return static_cast<T>(normal_from_block(b)); }

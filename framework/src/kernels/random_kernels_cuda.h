@@ -12,4 +12,8 @@ namespace sampan::kernels {
 
 template <class T, class F> void random_fill_cuda(uint64_t seed, uint64_t offset, int64_t n, T* out, F f);
 
+/// perm = 0 .. n-1 ordered by keys (ascending, ties by position: a stable radix sort), the
+/// CPU's order of core::randperm. keys: n device keys (PermutationKeyElement); perm: n int64.
+void sort_permutation_cuda(const uint64_t* keys, int64_t n, int64_t* perm);
+
 }  // namespace sampan::kernels

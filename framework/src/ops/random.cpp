@@ -15,6 +15,7 @@
 #include "../kernels/random_element.h"
 #include "sample_support.h"
 #if defined(SAMPAN_CUDA_KERNELS)
+#include "cuda_support.h"
 #include "../kernels/random_kernels_cuda.h"
 #endif
 
@@ -257,26 +258,25 @@ SAMPAN_OP(core, dropout_mask)
 
 SAMPAN_OP(core, randperm)
     .doc("A uniformly random permutation of 0 .. n-1, from draw (seed, offset): the positions "
-         "sorted by a 64-bit random key each.")
-    .args("n", "dtype", "seed", "offset")
+         "sorted by a 64-bit random key each (ties by position), made on `device`.")
+    .args("n", "dtype", "seed", "offset", "device")
+    .defaults({{"device", "cpu"}})
     .outputs("out")
     .nondifferentiable()
-    .shape([](int64_t n, const std::string& dtype, int64_t, int64_t) {
+    .shape([](int64_t n, const std::string& dtype, int64_t, int64_t, const std::string& device) {
       SAMPAN_CHECK(n >= 0, ValueError, "randperm: n must be >= 0, got ", n);
-      return TensorSpec{{n}, dtype_from_name(dtype)};
+      return TensorSpec{{n}, dtype_from_name(dtype), Device::parse(device)};
     })
-    .cpu([](int64_t n, const std::string&, int64_t seed, int64_t offset, Tensor& out) {
+    .cpu([](int64_t n, const std::string&, int64_t seed, int64_t offset, const std::string&, Tensor& out) {
       std::vector<uint64_t> key(static_cast<size_t>(n));
       const uint64_t s = as_u64(seed), o = as_u64(offset);
 #pragma omp parallel for if (n > kernels::kParallelGrain / 16) schedule(static)
-      for (int64_t i = 0; i < n; ++i) {
-        auto b = kernels::random_block(s, o, static_cast<uint64_t>(i));
-        key[i] = kernels::bits64(b[0], b[1]);
-      }
+      for (int64_t i = 0; i < n; ++i)
+        key[i] = kernels::PermutationKeyElement{}(kernels::random_block(s, o, static_cast<uint64_t>(i)));
       std::vector<int64_t> perm(static_cast<size_t>(n));
       std::iota(perm.begin(), perm.end(), int64_t(0));
       // Ties between 64-bit keys are astronomically rare; breaking them by position keeps the
-      // result a deterministic function of the keys.
+      // result a deterministic function of the keys (and is what the GPU's stable sort does).
       std::sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return key[a] != key[b] ? key[a] < key[b] : a < b; });
       visit_real(out.dtype(), "core::randperm", [&](auto tag) {
         using T = typename decltype(tag)::type;
@@ -284,7 +284,19 @@ SAMPAN_OP(core, randperm)
         for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(perm[i]);
       });
     })
-    .samples([] { return std::vector<Values>{{int64_t(6), std::string("int64"), int64_t(5), int64_t(4)}}; });
+#if defined(SAMPAN_CUDA_KERNELS)
+    .cuda([](int64_t n, const std::string&, int64_t seed, int64_t offset, const std::string&, Tensor& out) {
+      visit_real(out.dtype(), "core::randperm", [](auto) {});  // the CPU's dtype check
+      Tensor keys = Tensor::empty({n}, DType::Int64, out.device()), perm = Tensor::empty({n}, DType::Int64, out.device());
+      uint64_t* kp = static_cast<uint64_t*>(keys.raw_data());
+      cuda_support::run_device([&] {
+        kernels::random_fill_cuda<uint64_t>(as_u64(seed), as_u64(offset), n, kp, kernels::PermutationKeyElement{});
+        kernels::sort_permutation_cuda(kp, n, static_cast<int64_t*>(perm.raw_data()));
+      });
+      copy_(out, perm);
+    })
+#endif
+    .samples([] { return std::vector<Values>{{int64_t(6), std::string("int64"), int64_t(5), int64_t(4), std::string("cpu")}}; });
 
 // ------------------------------------------------------------------------------------------
 // C++ API: each call reserves one draw from the generator.
@@ -310,10 +322,10 @@ Tensor bernoulli(const Tensor& p, Generator* gen) {
   auto [seed, offset] = draw(gen);
   return op(p.detach(), seed, offset)[0];
 }
-Tensor randperm(int64_t n, DType dtype, Generator* gen) {
+Tensor randperm(int64_t n, DType dtype, Generator* gen, Device device) {
   static OpHandle op("core::randperm");
   auto [seed, offset] = draw(gen);
-  return op(n, std::string(dtype_name(dtype)), seed, offset)[0];
+  return op(n, std::string(dtype_name(dtype)), seed, offset, device.str())[0];
 }
 Tensor rand_like(const Tensor& t, Generator* gen) { return rand(t.shape(), t.dtype(), gen, t.device()); }
 Tensor randn_like(const Tensor& t, Generator* gen) { return randn(t.shape(), t.dtype(), gen, t.device()); }

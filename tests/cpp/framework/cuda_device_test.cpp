@@ -12,6 +12,7 @@
 #include "sampan/amp.h"
 #include "sampan/autograd.h"
 #include "sampan/cuda.h"
+#include "sampan/generator.h"
 #include "sampan/op.h"
 #include "sampan/ops.h"
 #include "../thrown_message.h"
@@ -474,6 +475,20 @@ TEST(CudaDevice, IndexMadeTensorsAreMadeOnTheDeviceWithTheCpusBits) {
       const Tensor g = call_op(find_op(op), on_gpu)[0];
       EXPECT_EQ(g.device(), kGpu) << op;
       EXPECT_TRUE(same_bytes(to_device(g, cpu_device()), call_op(find_op(op), on_cpu)[0])) << op << " " << name;
+    }
+  }
+}
+
+// randperm on the device: the same keys (PermutationKeyElement of each position's Philox block)
+// in a stable radix sort, so the CPU's permutation for the same draw, in every real dtype.
+TEST(CudaDevice, RandpermDrawsTheCpusPermutationOnTheDevice) {
+  SKIP_WITHOUT_GPU();
+  for (int64_t n : {int64_t(0), int64_t(1), int64_t(1000), int64_t(100003)}) {
+    for (DType d : {DType::Int64, DType::Int32, DType::Float64}) {
+      Generator g1(21), g2(21);
+      const Tensor on_gpu = randperm(n, d, &g1, kGpu), on_cpu = randperm(n, d, &g2);
+      EXPECT_EQ(on_gpu.device(), kGpu);
+      EXPECT_TRUE(same_bytes(to_device(on_gpu, cpu_device()), on_cpu)) << n << " " << dtype_name(d);
     }
   }
 }

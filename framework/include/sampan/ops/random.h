@@ -21,7 +21,7 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, DType dtype = DTyp
 /// 1 with probability p (elementwise), else 0; p's shape and dtype.
 Tensor bernoulli(const Tensor& p, Generator* gen = nullptr);
 /// A random permutation of 0 .. n-1.
-Tensor randperm(int64_t n, DType dtype = DType::Int64, Generator* gen = nullptr);
+Tensor randperm(int64_t n, DType dtype = DType::Int64, Generator* gen = nullptr, Device device = Device{});
 Tensor rand_like(const Tensor& t, Generator* gen = nullptr);
 Tensor randn_like(const Tensor& t, Generator* gen = nullptr);
 /// Uniform in [low, high).
