@@ -5,6 +5,7 @@
 // Never run on a GPU yet (docs/gpu.md).
 #include <cub/cub.cuh>
 
+#include "device_buffer.cuh"
 #include "random_kernels_cuda.h"
 #include "sampan/cuda_launch.cuh"
 
@@ -20,30 +21,19 @@ __global__ void positions_kernel(int64_t* p, int64_t n) {
   SAMPAN_GRID_STRIDE_LOOP(i, n) { p[i] = i; }
 }
 
-// Device scratch freed at scope end (after the sort it serves has finished: synchronized below).
-struct Scratch {
-  void* data = nullptr;
-  Scratch(size_t bytes, const char* what) {
-    if (bytes) cuda::check(cudaMalloc(&data, bytes), what);
-  }
-  ~Scratch() { cudaFree(data); }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-};
-
 }  // namespace
 
 void sort_permutation_cuda(const uint64_t* keys, int64_t n, int64_t* perm) {
   if (n == 0) return;
   const char* what = "randperm (CUDA)";
-  Scratch sorted_keys(sizeof(uint64_t) * static_cast<size_t>(n), what), positions(sizeof(int64_t) * static_cast<size_t>(n), what);
+  DeviceBuffer sorted_keys(sizeof(uint64_t) * static_cast<size_t>(n), what), positions(sizeof(int64_t) * static_cast<size_t>(n), what);
   positions_kernel<<<cuda::blocks_for(n), cuda::kThreads>>>(static_cast<int64_t*>(positions.data), n);
   cuda::check(cudaGetLastError(), what);
   size_t bytes = 0;
   cuda::check(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, static_cast<uint64_t*>(sorted_keys.data),
                                               static_cast<const int64_t*>(positions.data), perm, n),
               what);
-  Scratch temp(bytes, what);
+  DeviceBuffer temp(bytes, what);
   cuda::check(cub::DeviceRadixSort::SortPairs(temp.data, bytes, keys, static_cast<uint64_t*>(sorted_keys.data),
                                               static_cast<const int64_t*>(positions.data), perm, n),
               what);

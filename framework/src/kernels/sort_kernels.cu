@@ -6,6 +6,7 @@
 #include <cub/device/device_merge_sort.cuh>
 
 #include "axis_line.h"
+#include "device_buffer.cuh"
 #include "sort_kernels_cuda.h"
 #include "sampan/cuda_launch.cuh"
 
@@ -52,16 +53,6 @@ __global__ void first_k_kernel(const T* x, const int64_t* keys, LineLayout L, in
     idx[at] = L.position(key);
   }
 }
-
-struct DeviceBuffer {
-  void* data = nullptr;
-  DeviceBuffer(size_t bytes, const char* what) {
-    if (bytes) cu::check(cudaMalloc(&data, bytes), what);
-  }
-  ~DeviceBuffer() { cudaFree(data); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-};
 
 }  // namespace
 
